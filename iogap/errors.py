@@ -1,0 +1,15 @@
+'''Errors that reach the user as one line, never as a traceback.'''
+
+from reframe.core.exceptions import ReframeError
+
+
+class IogapError(ReframeError):
+    '''A problem in the user's input: profile, references, sizes, scratch.'''
+
+
+class ScratchError(IogapError):
+    '''The scratch root cannot be used; the message says why and the fix.'''
+
+
+class ReferenceError(IogapError):
+    '''A reference file is malformed; the message names file, key, value.'''

@@ -1,0 +1,92 @@
+'''NERSC Cori (2016-2023), the study's reference profile.
+
+Partitions as in the CUG'17 study: Haswell (Xeon E5-2698 v3, 2 x 16 cores,
+2.3 GHz, 128 GB) and KNL (Xeon Phi 7250, 68 cores x 4 threads, 1.4 GHz,
+96 GB DDR4 + 16 GB MCDRAM), Sonexion Lustre $SCRATCH, Aries network.
+Account and QOS come from IOGAP_ACCOUNT / IOGAP_QOS.
+'''
+
+import os
+import shutil
+
+_access = [f'--qos={os.environ.get("IOGAP_QOS", "regular")}']
+if os.environ.get('IOGAP_ACCOUNT'):
+    _access += [f'--account={os.environ["IOGAP_ACCOUNT"]}']
+
+_scratch = os.environ.get('SCRATCH', '/global/cscratch1/sd/' +
+                          os.environ.get('USER', 'unknown'))
+_features = ['slurm', 'lustre', 'corespec', 'cpufreq', 'cpubind', 'mpi',
+             'hdf5', 'odirect', 'numactl']
+_envs = ['spack', 'builtin', 'PrgEnv-gnu', 'PrgEnv-intel']
+_resources = [
+    # Core specialization: the study's `#SBATCH -S 4`
+    {'name': 'core_spec', 'options': ['--core-spec={cores}']},
+]
+
+
+def _partition(name, descr, processor, memory_gib, freqs_ghz, extra_features,
+               numa_nodes):
+    return {
+        'name': name,
+        'descr': descr,
+        'scheduler': 'slurm',
+        'launcher': 'srun',
+        'access': [f'-C {name}'] + _access,
+        'environs': _envs,
+        'max_jobs': 100,
+        'processor': processor,
+        'features': _features + extra_features,
+        'resources': _resources,
+        'extras': {
+            'scratch_root': _scratch,
+            'cores': processor['num_cpus'] // processor['num_cpus_per_core'],
+            'memory_gib': memory_gib,
+            # srun gets -c (--cpus-per-task) from the test's CPUs per task
+            'cpu_bind_options': ['--cpu-bind=cores'],
+            'cpu_freqs_khz': [int(f * 1e6) for f in freqs_ghz],
+            'dd_block_size': '1M',
+            'dd_count': 10000,     # 10 GB, as in the study
+            'repetitions': 3,
+            'numa_nodes': numa_nodes,
+            # Built once per partition by the project's Spack environment
+            'spack_view': f'{_scratch}/iogap-spack/{name}/view',
+        },
+    }
+
+
+site_configuration = {
+    'systems': [
+        {
+            'name': 'cori',
+            'descr': 'NERSC Cori Cray XC40 (retired 2023)',
+            'hostnames': [r'^cori\d+', r'^nid\d+'],
+            'modules_system': 'tmod32' if shutil.which('modulecmd') else 'nomod',
+            'partitions': [
+                _partition('haswell', 'Haswell nodes, 2 x 16 cores',
+                           {'arch': 'haswell', 'num_cpus': 64,
+                            'num_cpus_per_core': 2, 'num_sockets': 2,
+                            'num_cpus_per_socket': 32},
+                           128, [1.2, 1.4, 1.6, 1.8, 2.0, 2.3], [], {}),
+                _partition('knl', 'KNL nodes, 68 cores, quad/cache',
+                           {'arch': 'knl', 'num_cpus': 272,
+                            'num_cpus_per_core': 4, 'num_sockets': 1,
+                            'num_cpus_per_socket': 272},
+                           96, [1.0, 1.1, 1.2, 1.3, 1.4], ['mcdram'],
+                           {'dram': 0, 'mcdram': 1}),   # flat mode
+            ],
+        },
+    ],
+    'environments': [
+        {'name': 'PrgEnv-gnu', 'target_systems': ['cori'],
+         'modules': ['PrgEnv-gnu'], 'features': ['cray'],
+         'cc': 'cc', 'cxx': 'CC', 'ftn': 'ftn'},
+        {'name': 'PrgEnv-intel', 'target_systems': ['cori'],
+         'modules': ['PrgEnv-intel'], 'features': ['cray'],
+         'cc': 'cc', 'cxx': 'CC', 'ftn': 'ftn'},
+        {'name': 'builtin', 'target_systems': ['cori'],
+         'cc': 'cc', 'cxx': 'CC', 'ftn': 'ftn'},
+        # On Cori the tools come from the project's Spack environment view
+        {'name': 'spack', 'target_systems': ['cori'], 'features': ['tools'],
+         'cc': 'cc', 'cxx': 'CC', 'ftn': 'ftn'},
+    ],
+}

@@ -1,0 +1,68 @@
+'''Generic profile (system "anyhost"): any host, detected at load time, no edits needed.
+
+Matches every hostname, so it is loaded last. The scratch root is
+``$IOGAP_SCRATCH`` when set (it must then exist and be yours), otherwise a
+private directory under /var/tmp that this profile creates.
+'''
+
+import os
+
+from iogap import hostinfo
+
+_user_root = os.environ.get(hostinfo.SCRATCH_ENV)
+scratch_root = _user_root or hostinfo.default_scratch_root()
+if not _user_root:
+    os.makedirs(scratch_root, mode=0o700, exist_ok=True)
+
+_mpi = hostinfo.mpi_flavour()
+_odirect, _odirect_reason = hostinfo.probe_odirect(scratch_root)
+_features = ['local']
+_features += ['mpi', 'cpubind'] if _mpi else []
+_features += ['hdf5'] if _mpi and hostinfo.has_parallel_hdf5() else []
+_features += ['odirect'] if _odirect else []
+_features += ['dropcaches'] if hostinfo.can_drop_caches() else []
+
+_env_vars = []
+if _mpi == 'openmpi':
+    # Small runners have fewer cores than the 2-rank MPI checks need
+    _env_vars += [['OMPI_MCA_rmaps_base_oversubscribe', '1']]
+    if os.geteuid() == 0:
+        # CI containers run as root, which OpenMPI refuses by default
+        _env_vars += [['OMPI_ALLOW_RUN_AS_ROOT', '1'],
+                      ['OMPI_ALLOW_RUN_AS_ROOT_CONFIRM', '1']]
+
+site_configuration = {
+    'systems': [
+        {
+            'name': 'anyhost',
+            'descr': 'Any machine, detected at load time',
+            'hostnames': [r'.*'],
+            'modules_system': 'nomod',
+            'partitions': [
+                {
+                    'name': 'default',
+                    'descr': 'This host',
+                    'scheduler': 'local',
+                    'launcher': 'mpirun' if _mpi else 'local',
+                    'environs': ['builtin', 'spack'],
+                    'env_vars': _env_vars,
+                    'max_jobs': 1,   # I/O checks must not share the disk
+                    'processor': hostinfo.processor(),
+                    'features': _features,
+                    'extras': {
+                        'scratch_root': scratch_root,
+                        'odirect_reason': _odirect_reason,
+                        'cores': hostinfo.cpus(),
+                        'memory_gib': hostinfo.memory_gib(),
+                        'mpi': _mpi or 'none',
+                        'cpu_bind_options': ['--bind-to', 'core'],
+                        'cpu_freqs_khz': [],
+                        'dd_block_size': '1M',
+                        'dd_count': 256,
+                        'repetitions': 3,
+                    },
+                },
+            ],
+        },
+    ],
+}

@@ -1,0 +1,76 @@
+'''Shared helpers: run ReFrame on this repository in an isolated output and
+scratch directory under the test's own tmp_path.'''
+
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+_DRY = re.compile(r'^\[\s*DRY\s*\] (\S+) (.*?) /(\w+) @(\S+?)\+(\S+)$')
+
+
+def reframe_cmd():
+    local = os.path.join(os.path.dirname(sys.executable), 'reframe')
+    return [local if os.path.exists(local) else shutil.which('reframe')]
+
+
+class Run:
+    def __init__(self, proc, out):
+        self.proc, self.out = proc, out
+        self.stdout = re.sub(r'\x1b\[[0-9;]*m', '', proc.stdout)
+        self.returncode = proc.returncode
+
+    def report(self):
+        files = glob.glob(os.path.join(self.out, 'reports', '*.json'))
+        assert files, f'no run report in {self.out}:\n{self.stdout}'
+        with open(max(files, key=os.path.getmtime)) as fp:
+            return json.load(fp)
+
+    def testcases(self):
+        return [tc for run in self.report()['runs']
+                for tc in run['testcases']]
+
+    def job_scripts(self):
+        '''``{(name, params, partition): job script text}`` of a dry run.'''
+        scripts = {}
+        for line in self.stdout.splitlines():
+            if m := _DRY.match(line):
+                name, params, uid, syspart, env = m.groups()
+                system, part = syspart.split(':')
+                path = os.path.join(self.out, 'stage', system, part, env,
+                                    f'{name}_{uid}', 'rfm_job.sh')
+                with open(path) as fp:
+                    scripts[(name, params, part)] = fp.read()
+
+        return scripts
+
+
+def run_reframe(tmp_path, *args, env=None, scratch=None):
+    out = tmp_path / 'out'
+    if scratch is None:
+        scratch = tmp_path / 'scratch'
+        scratch.mkdir(exist_ok=True)
+
+    environ = dict(os.environ, IOGAP_OUTPUT=str(out),
+                   IOGAP_SCRATCH=str(scratch), RFM_COLORIZE='n')
+    environ.update(env or {})
+    proc = subprocess.run(reframe_cmd() + ['-C', 'reframe_config.py',
+                                           *args],
+                          cwd=ROOT, env=environ, capture_output=True,
+                          text=True, timeout=900)
+    return Run(proc, str(out))
+
+
+@pytest.fixture
+def data():
+    def _path(*parts):
+        return os.path.join(ROOT, 'tests', 'data', *parts)
+    return _path
