@@ -42,6 +42,12 @@ for _system in _systems:
     _system.setdefault('stagedir', os.path.join(OUTPUT, 'stage'))
     _system.setdefault('outputdir', os.path.join(OUTPUT, 'output'))
 
+# A malformed reference file is an error now, before any job runs
+from iogap import references   # noqa: E402
+for _system in _systems:
+    references.load(_system['name'], [p['name'] for p in
+                                      _system['partitions']])
+
 _spack_view = os.environ.get('IOGAP_SPACK_VIEW')
 # Systems that bring no environments of their own share these two
 _generic = [s['name'] for s in _systems

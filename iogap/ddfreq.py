@@ -108,7 +108,7 @@ class DDFrequencyFit(rfm.RunOnlyRegressionTest):
 
         return sn.assert_true(self.job.exitcode == 0)
 
-    @performance_function('')
+    @performance_function('r2')
     def r2(self):
         return self.fit['r2']
 

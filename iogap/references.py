@@ -31,9 +31,14 @@ def path_for(system):
 
 @functools.lru_cache(maxsize=None)
 def _load(path, mtime, partitions):
+    with open(path) as fp:
+        return validate_text(path, fp.read(), partitions)
+
+
+def validate_text(path, text, partitions):
+    '''Parse and check a reference file's text; ``(absolute, ratios)``.'''
     try:
-        with open(path) as fp:
-            data = yaml.safe_load(fp) or {}
+        data = yaml.safe_load(text) or {}
     except yaml.YAMLError as err:
         mark = getattr(err, 'problem_mark', None)
         where = f' line {mark.line + 1}' if mark else ''
@@ -47,6 +52,11 @@ def _load(path, mtime, partitions):
     if unknown:
         raise ReferenceError(f'{path}: unknown top-level key(s) '
                              f'{sorted(unknown)}')
+
+    for key in ('absolute', 'ratios'):
+        if not isinstance(data.get(key) or [], list):
+            raise ReferenceError(f'{path}: {key}: expected a list of '
+                                 f'entries, got {data[key]!r}')
 
     absolute = data.get('absolute') or []
     ratios = data.get('ratios') or []
@@ -76,13 +86,16 @@ def _load(path, mtime, partitions):
     return absolute, ratios
 
 
-def load(system, partitions):
-    '''``(absolute, ratios)`` of ``system``; empty when it has no file.'''
+def load(system, partitions=None):
+    '''``(absolute, ratios)`` of ``system``; empty when it has no file.
+    Partition names are checked when ``partitions`` lists them (at
+    configuration time, when the whole system is known).'''
     path = path_for(system)
     if not os.path.exists(path):
         return [], []
 
-    return _load(path, os.path.getmtime(path), tuple(partitions))
+    return _load(path, os.path.getmtime(path),
+                 None if partitions is None else tuple(partitions))
 
 
 def _check_entry(where, entry, keys, required, with_ref=True):
@@ -106,7 +119,7 @@ def _check_measure(where, entry, partitions):
         raise ReferenceError(f'{where}: test: unknown test {entry["test"]!r} '
                              f'(known: {", ".join(registry.names())})')
 
-    if entry['partition'] not in partitions:
+    if partitions is not None and entry['partition'] not in partitions:
         raise ReferenceError(f'{where}: partition: no partition '
                              f'{entry["partition"]!r} (known: '
                              f'{", ".join(partitions)})')
@@ -161,8 +174,7 @@ def absolute_for(test):
     '''The ReFrame ``reference`` of ``test`` from its system's file.'''
     system = test.current_system.name
     part = test.current_partition
-    absolute, _ = load(system, [p.name for p in
-                                test.current_system.partitions])
+    absolute, _ = load(system)
     best = {}
     for entry in absolute:
         params = entry.get('params') or {}

@@ -13,6 +13,9 @@ FAMILIES = {
     'DDSingleStream': 'iogap.ddstream',
     'DDFrequencySweep': 'iogap.ddfreq',
     'DDFrequencyFit': 'iogap.ddfreq',
+    'IORBench': 'iogap.ior',
+    'IORCollective': 'iogap.ior',
+    'MDTestBench': 'iogap.mdtest',
 }
 
 
@@ -43,11 +46,16 @@ def has_perf_var(cls, var):
     return any(re.fullmatch(p, var) for p in cls.PERF_VARS)
 
 
+def full_params(cls, params):
+    '''``params`` completed with the first (default) value of the others.'''
+    return {name: params.get(name, cls.param_space[name][0])
+            for name in cls.param_space.params}
+
+
 def variant_name(cls, params):
     '''Unique name of the variant of ``cls`` with ``params``; parameters not
     given take their first value.'''
-    full = {name: params.get(name, cls.param_space[name][0])
-            for name in cls.param_space.params}
+    full = full_params(cls, params)
     nums = cls.get_variant_nums(**{k: (lambda x, v=v: x == v)
                                    for k, v in full.items()})
     return cls.variant_name(nums[0])

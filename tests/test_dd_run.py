@@ -83,3 +83,33 @@ def test_binding_asked_but_not_given_fails_clearly(tmp_path):
     assert tc['result'] == 'fail'
     assert 'no binding happened' in tc['fail_reason']
     assert '--bind-to none' in tc['fail_reason']
+
+
+def test_rebaselined_generic_run_passes_next_time(run, tmp_path):
+    '''A new system's reference file comes from its own run report.'''
+    import shutil
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    refdir = tmp_path / 'reference'
+    refdir.mkdir()
+    report = max((os.path.join(run.out, 'reports', f)
+                  for f in os.listdir(os.path.join(run.out, 'reports'))),
+                 key=os.path.getmtime)
+    env = dict(os.environ, IOGAP_REFERENCE_DIR=str(refdir))
+    proc = subprocess.run([sys.executable, '-m', 'iogap.rebaseline', report],
+                          cwd=ROOT, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert (refdir / 'anyhost.yaml').exists() and '+absolute:' in proc.stdout
+
+    again = run_reframe(tmp_path, '-n', '^DDSingleStream.*cpu_bind=default',
+                        '-S', 'count=64', '-S', 'repetitions=3', '-r',
+                        env={'IOGAP_REFERENCE_DIR': str(refdir)})
+    cases = again.testcases()
+    assert cases and all(tc['result'] in ('pass', 'skip') for tc in cases), \
+        again.stdout
+    checked = [v for tc in cases for v in tc['perfvalues'].values()
+               if v[1] not in (0, None)]
+    assert checked, 'the second run was checked against the new references'
