@@ -5,8 +5,13 @@ from reframe.core.builtins import parameter
 
 from iogap import ratios
 
+_RATIOS = ratios.current_ratios()
 
-@rfm.simple_test
+
 class RatioCheck(ratios.RatioCheck):
     #: One ratio entry of the current system's reference file
-    ratio = parameter(ratios.current_ratios(), fmt=lambda r: r['name'])
+    ratio = parameter(_RATIOS, fmt=lambda r: r['name'])
+
+
+if _RATIOS:     # a system without ratio references has nothing to divide
+    rfm.simple_test(RatioCheck)
