@@ -1,9 +1,13 @@
 '''Where a check's binaries come from, decided in one place.
 
-Order: a Spack view (the ``spack`` environment, ``$IOGAP_SPACK_VIEW``), then
-PATH. A missing binary is a skip that names it and both places looked in.
-On remote partitions the lookup happens on the compute node, so the name is
-only resolved against the view.
+Order: an explicit install prefix the caller names (``$IOGAP_OSU_PREFIX``),
+a Spack view (the ``spack`` environment, ``$IOGAP_SPACK_VIEW``), then PATH.
+Tools that install outside ``bin/`` (OSU puts its binaries in
+``libexec/osu-micro-benchmarks/mpi/<category>/``) pass ``subdirs``: they are
+searched under the prefix, the view and the parent of every PATH entry. A
+missing binary is a skip that names it and every place looked in. On remote
+partitions the lookup happens on the compute node, so the name is only
+resolved against the prefix or view, in the first sub-directory given.
 '''
 
 import os
@@ -12,31 +16,71 @@ import shutil
 from reframe.core.exceptions import SkipTestError
 
 
-def find_tool(test, name):
-    '''Return ``(command, provider)`` for ``name`` or skip ``test``.'''
+def find_tool(test, name, subdirs=('bin',), prefixes=(), what=None):
+    '''Return ``(command, provider)`` for ``name`` or skip ``test``.
+
+    ``prefixes`` are explicit install prefixes tried first (a prefix that is
+    given but lacks the tool is a skip: it is never silently bypassed);
+    ``what`` names the package in skip messages.
+    '''
     view = (os.environ.get('IOGAP_SPACK_VIEW') or
             test.current_partition.extras.get('spack_view'))
     in_spack_env = test.current_environ.name == 'spack'
     local = test.current_partition.scheduler.registered_name == 'local'
+    label = f'{name} ({what})' if what else name
+    for prefix in filter(None, prefixes):
+        path = _under(prefix, subdirs, name, local)
+        if path is None:
+            raise SkipTestError(f'{label} not found under the prefix '
+                                f'{prefix} (looked in {", ".join(subdirs)})')
+
+        return path, f'prefix:{path}'
+
     if in_spack_env:
         if not view:
             raise SkipTestError(f'{name}: the spack environment needs a Spack '
                                 f'view: set IOGAP_SPACK_VIEW or the '
                                 f'partition\'s extras["spack_view"]')
 
-        path = os.path.join(view, 'bin', name)
-        if local and not os.access(path, os.X_OK):
-            raise SkipTestError(f'{name} not found in the Spack view {view}')
+        path = _under(view, subdirs, name, local)
+        if path is None:
+            raise SkipTestError(f'{label} not found in the Spack view {view}')
 
         return path, f'spack-view:{view}'
 
     if not local:
         return name, 'PATH (resolved on the compute node)'
 
-    path = shutil.which(name)
+    path = shutil.which(name) or _on_path_prefixes(name, subdirs)
     if path is None:
-        raise SkipTestError(f'{name} not found: not on PATH and no Spack '
-                            f'view given (set IOGAP_SPACK_VIEW or install '
-                            f'{name})')
+        where = ('' if tuple(subdirs) == ('bin',) else
+                 f', nor under a PATH entry\'s parent in '
+                 f'{" or ".join(subdirs)},')
+        raise SkipTestError(f'{label} not found: not on PATH{where} and no '
+                            f'Spack view given (set IOGAP_SPACK_VIEW or '
+                            f'install {what or name})')
 
     return path, f'PATH:{path}'
+
+
+def _under(prefix, subdirs, name, local):
+    '''``prefix/<subdir>/name`` for the first subdir holding it; remotely
+    (nothing to check) the first subdir.'''
+    paths = [os.path.join(prefix, sub, name) for sub in subdirs]
+    if not local:
+        return paths[0]
+
+    return next((p for p in paths if os.access(p, os.X_OK)), None)
+
+
+def _on_path_prefixes(name, subdirs):
+    '''Look below the parent of each PATH entry, e.g. ``/opt/osu/bin`` ->
+    ``/opt/osu/libexec/...``.'''
+    for entry in os.environ.get('PATH', '').split(os.pathsep):
+        if entry:
+            path = _under(os.path.dirname(entry.rstrip('/')), subdirs, name,
+                          True)
+            if path:
+                return path
+
+    return None

@@ -16,6 +16,11 @@ FAMILIES = {
     'IORBench': 'iogap.ior',
     'IORCollective': 'iogap.ior',
     'MDTestBench': 'iogap.mdtest',
+    'OSULatency': 'iogap.osu',
+    'OSUBandwidth': 'iogap.osu',
+    'OSUBiBandwidth': 'iogap.osu',
+    'OSUAlltoall': 'iogap.osu',
+    'OSUAllreduce': 'iogap.osu',
 }
 
 

@@ -69,26 +69,35 @@ class CpuBindVariant(rfm.RegressionTestPlugin):
             self.job.num_cpus_per_task = self.num_cpus_per_task
             self.launch_options += options
 
-    def check_binding(self):
-        '''Sanity: a task asked to bind must have run on its cores only.'''
-        path = os.path.join(self.stagedir, self.job.stdout)
-        with open(path) as fp:
-            masks = re.findall(r'^Cpus_allowed_list:\s*(\S+)', fp.read(), re.M)
+    def check_binding(self, masks=None):
+        '''Sanity: every task asked to bind must have run on its cores only.
+
+        ``masks`` are the tasks' CPU lists; by default the
+        ``Cpus_allowed_list`` lines the affinity probe printed. Returns them,
+        space-separated.
+        '''
+        if masks is None:
+            path = os.path.join(self.stagedir, self.job.stdout)
+            with open(path) as fp:
+                masks = re.findall(r'^Cpus_allowed_list:\s*(\S+)', fp.read(),
+                                   re.M)
 
         if not masks:
             raise SanityError('the job printed no affinity report')
 
-        used = cpu_count(masks[0])
-        total = self.current_partition.processor.num_cpus or used
         wanted = self.cpus_per_task()
-        if self.cpu_bind == 'cores' and used > wanted and total > wanted:
-            raise SanityError(
-                f'asked to bind each task to {wanted} CPU(s) with '
-                f'{" ".join(self.launch_options)}, but the task ran on CPUs '
-                f'{masks[0]} ({used} of {total}): no binding happened'
-            )
+        for task, mask in enumerate(masks):
+            used = cpu_count(mask)
+            total = self.current_partition.processor.num_cpus or used
+            which = f'task {task}' if len(masks) > 1 else 'the task'
+            if self.cpu_bind == 'cores' and used > wanted and total > wanted:
+                raise SanityError(
+                    f'asked to bind each task to {wanted} CPU(s) with '
+                    f'{" ".join(self.launch_options)}, but {which} ran on '
+                    f'CPUs {mask} ({used} of {total}): no binding happened'
+                )
 
-        return masks[0]
+        return ' '.join(masks)
 
 
 class MemoryPlacementVariant(rfm.RegressionTestPlugin):

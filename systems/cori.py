@@ -16,7 +16,7 @@ if os.environ.get('IOGAP_ACCOUNT'):
 _scratch = os.environ.get('SCRATCH', '/global/cscratch1/sd/' +
                           os.environ.get('USER', 'unknown'))
 _features = ['slurm', 'lustre', 'corespec', 'cpufreq', 'cpubind', 'mpi',
-             'hdf5', 'odirect', 'numactl']
+             'hdf5', 'odirect', 'numactl', 'multinode']
 _envs = ['spack', 'builtin', 'PrgEnv-gnu', 'PrgEnv-intel']
 _resources = [
     # Core specialization: the study's `#SBATCH -S 4`
@@ -47,7 +47,38 @@ def _partition(name, descr, processor, memory_gib, freqs_ghz, extra_features,
             'dd_block_size': '1M',
             'dd_count': 10000,     # 10 GB, as in the study
             'repetitions': 3,
+            # IOR/mdtest: 1 GiB per process as in the study; the sweep
+            # goes to the core count (less core_spec) on 1 and 4 nodes
+            'ior_block_size': '1g',
+            'ior_transfer_size': '1m',
+            'ior_nodes': [1, 4],
+            'ior_time_limit': '2h',
+            # The study's core-spec figure: 32-node HDF5 collective I/O
+            'ior_collective_nodes': 32,
+            'ior_collective_ppn': 32,
+            'ior_cb_buffer_sizes': ['4m', '16m', '64m'],
+            # One step per sweep point: srun places nodes x tasks itself
+            'step_geometry_options': ['--nodes={nodes}', '--ntasks={tasks}',
+                                      '--ntasks-per-node={ppn}'],
+            # FPP on one OST; SSF over 72 OSTs, as NERSC's stripe_large
+            # helper did on cscratch (from memory, not the study: verify)
+            'lustre_stripes': {'fpp': {'count': 1, 'size': '1m'},
+                               'ssf': {'count': 72, 'size': '1m'}},
+            'mdtest_files_per_proc': 5000,
+            'mdtest_file_bytes': 4096,
+            'mdtest_time_limit': '1h',
             'numa_nodes': numa_nodes,
+            # OSU: Slurm's task distribution puts the two ranks of a node
+            # on one socket (block:block) or alternates sockets (block:cyclic)
+            'max_nodes': 4,
+            'osu_placement': {'same_socket': ['--distribution=block:block'],
+                              'cross_socket': ['--distribution=block:cyclic'],
+                              'inter_node': []},
+            # Default-binding variants pin each rank to its socket, else
+            # the socket placements above would not hold
+            'osu_socket_bind_options': ['--cpu-bind=sockets'],
+            # A collective job sweeps up to 8 rank counts, -c run included
+            'osu_time_limit': '30m',
             # Built once per partition by the project's Spack environment
             'spack_view': f'{_scratch}/iogap-spack/{name}/view',
         },
@@ -66,7 +97,8 @@ site_configuration = {
                            {'arch': 'haswell', 'num_cpus': 64,
                             'num_cpus_per_core': 2, 'num_sockets': 2,
                             'num_cpus_per_socket': 32},
-                           128, [1.2, 1.4, 1.6, 1.8, 2.0, 2.3], [], {}),
+                           128, [1.2, 1.4, 1.6, 1.8, 2.0, 2.3],
+                           ['multisocket'], {}),
                 _partition('knl', 'KNL nodes, 68 cores, quad/cache',
                            {'arch': 'knl', 'num_cpus': 272,
                             'num_cpus_per_core': 4, 'num_sockets': 1,

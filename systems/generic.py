@@ -21,6 +21,7 @@ _features += ['mpi', 'cpubind'] if _mpi else []
 _features += ['hdf5'] if _mpi and hostinfo.has_parallel_hdf5() else []
 _features += ['odirect'] if _odirect else []
 _features += ['dropcaches'] if hostinfo.can_drop_caches() else []
+_features += ['multisocket'] if hostinfo.processor()['num_sockets'] > 1 else []
 
 _env_vars = []
 if _mpi == 'openmpi':
@@ -60,6 +61,26 @@ site_configuration = {
                         'dd_block_size': '1M',
                         'dd_count': 256,
                         'repetitions': 3,
+                        # OSU: mpirun mapping per placement; sizes and
+                        # iterations keep the family quick on a laptop
+                        'osu_placement': {
+                            'same_socket': ['--map-by', 'core'],
+                            'cross_socket': ['--map-by', 'socket'],
+                            'inter_node': ['--map-by', 'node'],
+                        },
+                        'osu_max_size': 2**18,
+                        'osu_collective_max_size': 2**16,
+                        'osu_iterations': 100,
+                        'osu_warmup': 10,
+                        # IOR/mdtest: quick here, yet every direct/fsync
+                        # byte reaches the disk (4 KiB-aligned transfers)
+                        'ior_block_size': '16m',
+                        'ior_transfer_size': '1m',
+                        'ior_max_ppn': 4,
+                        'ior_nodes': [1],
+                        'ior_cb_buffer_sizes': ['4m'],
+                        'mdtest_files_per_proc': 200,
+                        'mdtest_file_bytes': 4096,
                     },
                 },
             ],

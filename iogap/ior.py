@@ -1,0 +1,401 @@
+'''IOR: parallel bandwidth over processes per node, nodes, APIs and modes.
+
+The processes-per-node sweep (powers of two up to the partition's cores,
+plus the core count) and the node counts depend on the partition, so they
+cannot be class parameters: one job per case is sized for its largest
+point and runs every point as a launcher step of its own. Each point
+writes with ``-w -W -k``, evicts the files from the page cache, then reads
+three times with ``-r -R -C -G`` and no flush in between: pass 1 is
+*read-once*, the mean of the three is *read-3x* (the study's patterns).
+'''
+
+import os
+import re
+import subprocess
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+import reframe.utility.typecheck as typ
+from reframe.core.builtins import (parameter, run_after, run_before,
+                                   sanity_function, variable)
+from reframe.core.exceptions import SanityError, SkipTestError
+
+from iogap import iorparse
+from iogap.base import IogapTest, require_feature
+from iogap.ddstream import MAX_RESIDENT
+from iogap.errors import IogapError
+from iogap.variants import CoreSpecVariant, CpuBindVariant
+
+#: Read passes per point: the first is read-once, all three read-3x
+READ_PASSES = 3
+_UNITS = {'bw': 'MiB/s', 'bw_max': 'MiB/s', 'bw_min': 'MiB/s',
+          'iops': 'ops/s', 'time': 's'}
+_EVICT = re.compile(r'^iogap-evict: (\S+) (\S+) resident=(\S+)', re.M)
+
+
+def ppn_sweep(cores, limit=None):
+    '''Powers of two below ``cores`` (or ``limit``), then that count.'''
+    top = min(cores, limit) if limit else cores
+    return [2**i for i in range(top.bit_length()) if 2**i < top] + [top]
+
+
+class LustreStripeVariant(rfm.RegressionTestPlugin):
+    #: Lustre striping of the test directory: the file system's default,
+    #: or the partition's extras['lustre_stripes'][layout] count and size
+    striping = parameter(['default', 'tuned'])
+
+    @run_after('init')
+    def _striping_feature(self):
+        if self.striping == 'tuned':
+            require_feature(self, 'lustre')
+
+    def stripe_commands(self, layout):
+        if self.striping == 'default':
+            return []
+
+        conf = self.current_partition.extras['lustre_stripes'][layout]
+        if iorparse.size_bytes(conf['size'], 'stripe size') % 65536:
+            raise IogapError(f'Lustre stripe size {conf["size"]} is not a '
+                             f'multiple of 64 KiB')
+
+        self.stripe_count = int(conf['count'])
+        self.note(f'stripe={conf["count"]}x{conf["size"]}')
+        return [f'lfs setstripe -c {conf["count"]} -S {conf["size"]} '
+                f'"$IOGAP_DIR"', 'lfs getstripe -d "$IOGAP_DIR"']
+
+    def check_striping(self, stdout):
+        '''Sanity: the directory got the stripe count asked for.'''
+        if self.striping == 'default':
+            return
+
+        m = re.search(r'stripe_count:\s*(-?\d+)', stdout)
+        if not m or int(m.group(1)) != self.stripe_count:
+            raise SanityError(f'lfs setstripe -c {self.stripe_count} did not '
+                              f'apply: lfs getstripe printed '
+                              f'{m.group(0) if m else "no stripe_count"}')
+
+
+class ParallelIOTest(IogapTest, CoreSpecVariant, CpuBindVariant):
+    '''An MPI I/O tool swept over node counts x processes per node.'''
+
+    #: Processes per node; ``None``: :func:`ppn_sweep` of the partition's
+    #: cores (less core_spec), bounded by extras['ior_max_ppn']
+    procs_per_node = variable(typ.List[int], type(None), value=None)
+
+    #: Node counts; ``None`` takes extras['ior_nodes'] (default ``[1]``)
+    node_counts = variable(typ.List[int], type(None), value=None)
+
+    @run_after('init')
+    def _mpi_feature(self):
+        require_feature(self, 'mpi')
+
+    def sweep(self):
+        '''``(node counts, processes per node)`` on this partition.'''
+        cores = self.extra('cores', 1) - self.core_spec
+        ppn = (self.procs_per_node or
+               ppn_sweep(cores, self.extra('ior_max_ppn')))
+        nodes = self.node_counts or self.extra('ior_nodes', [1])
+        if min(ppn) < 1 or min(nodes) < 1:
+            raise IogapError(f'node counts {nodes} and processes per node '
+                             f'{ppn} must be positive')
+
+        return sorted(set(nodes)), sorted(set(ppn))
+
+    def points(self):
+        nodes, ppn = self.sweep()
+        return [(n, p) for n in nodes for p in ppn]
+
+    @run_after('setup')
+    def _size_job(self):
+        nodes, ppn = self.sweep()
+        self.num_tasks = max(nodes) * max(ppn)
+        self.num_tasks_per_node = max(ppn)
+        self.time_limit = (self.time_limit or
+                           self.extra(f'{self.TOOL}_time_limit'))
+        self.note(f'nodes={",".join(map(str, nodes))} '
+                  f'ppn={",".join(map(str, ppn))}')
+
+    def launch_step(self, nodes, ppn):
+        '''Launcher prefix of one step with ``nodes`` x ``ppn`` tasks.'''
+        job, opts = self.job, self.extra('step_geometry_options', [])
+        saved = job.num_tasks, job.num_tasks_per_node
+        job.num_tasks, job.num_tasks_per_node = nodes * ppn, ppn
+        try:
+            return self.launch(*(o.format(nodes=nodes, tasks=nodes * ppn,
+                                          ppn=ppn) for o in opts))
+        finally:
+            job.num_tasks, job.num_tasks_per_node = saved
+
+    def check_run(self):
+        '''Sanity core: no integrity problem, exit 0, binding as asked.'''
+        with open(os.path.join(self.stagedir, self.job.stdout)) as fp:
+            text = fp.read()
+
+        bad = iorparse.problems(text)
+        if bad:
+            more = f' (and {len(bad) - 1} more)' if len(bad) > 1 else ''
+            raise SanityError(f'{self.TOOL} step {bad[0][0]}: '
+                              f'{bad[0][1]}{more}')
+
+        self.assert_exit_ok(self.TOOL)
+        cpus = str(self.check_binding()).split()
+        self.note(f'cpus={" ".join(cpus[:4])}{" ..." * (len(cpus) > 4)}')
+        return text
+
+    def result(self, name):
+        return self.results[name][0]
+
+    @run_before('performance')
+    def _sweep_perf_variables(self):
+        if self.is_dry_run():
+            return
+
+        self.perf_variables = {
+            name: sn.make_performance_function(self.result, unit, name)
+            for name, (_, unit) in self.results.items()
+        }
+
+
+class IORBase(ParallelIOTest, LustreStripeVariant):
+    '''IOR write / read-once / read-3x at every point of :meth:`cases`.'''
+
+    TOOL = 'ior'
+
+    #: Bytes per task (``-b``); ``None`` takes extras['ior_block_size']
+    #: (default ``1g``, the study's)
+    block_size = variable(str, type(None), value=None)
+
+    #: Bytes per call (``-t``); ``None`` takes extras['ior_transfer_size']
+    transfer_size = variable(str, type(None), value=None)
+
+    #: Write iterations (``-i``); ``None`` takes extras['repetitions']
+    repetitions = variable(int, type(None), value=None)
+
+    #: Page-cache eviction before reading: ``auto`` (drop_caches where the
+    #: partition permits it, else per-file fadvise), or either by name
+    evict = variable(str, value='auto')
+
+    @run_after('init')
+    def _api_feature(self):
+        if self.api == 'HDF5':
+            require_feature(self, 'hdf5')
+
+    @run_after('setup')
+    def _ior_setup(self):
+        if self.mode == 'direct':
+            if self.api != 'POSIX':
+                raise SkipTestError(f'IOR 4.0.0 silently ignores '
+                                    f'--posix.odirect with -a {self.api}: '
+                                    f'only its POSIX backend does O_DIRECT')
+            if 'odirect' not in self.current_partition.features:
+                raise SkipTestError(self.extra('odirect_reason') or
+                                    'the scratch file system lacks O_DIRECT')
+
+        # The study's 1 GiB per process unless the profile says otherwise
+        self.block_size = self.block_size or self.extra('ior_block_size', '1g')
+        self.transfer_size = (self.transfer_size or
+                              self.extra('ior_transfer_size', '1m'))
+        self.block_bytes, _ = iorparse.check_sizes(
+            self.block_size, self.transfer_size, self.mode == 'direct')
+        self.repetitions = self.repetitions or self.extra('repetitions', 3)
+        self.scratch_bytes = max(n * p for n, p in self.points()) * \
+            self.block_bytes
+        if self.evict == 'auto':
+            self.evict = ('drop_caches' if 'dropcaches' in
+                          self.current_partition.features else 'fadvise')
+        if self.evict not in ('drop_caches', 'fadvise'):
+            raise IogapError(f'evict must be auto, drop_caches or fadvise, '
+                             f'got {self.evict!r}')
+        if self.mode != 'direct':
+            self.dd = self.tool('dd')
+
+        # Last, so that the logged provider is IOR's
+        self.ior = self.tool('ior')
+        self._check_api()
+
+    def _check_api(self):
+        '''On a local partition, skip when IOR was built without the API.'''
+        if self.current_partition.scheduler.registered_name != 'local':
+            return
+
+        try:
+            out = subprocess.run([self.ior, '-h'], capture_output=True,
+                                 text=True, timeout=30).stdout
+        except (OSError, subprocess.SubprocessError):
+            return
+
+        if (m := re.search(r'API for I/O \[([^\]]+)\]', out)) and \
+                self.api not in m.group(1).split('|'):
+            raise SkipTestError(f'{self.ior} was built without the '
+                                f'{self.api} API (it has {m.group(1)})')
+
+    def cases(self):
+        '''``[(key, nodes, ppn, extra IOR flags)]``, one per point.'''
+        return [(f'n{n}_p{p}', n, p, []) for n, p in self.points()]
+
+    def evict_function(self):
+        files = '"$IOGAP_DIR"/ior.dat*'
+        if self.evict == 'drop_caches':
+            how = f'sync {files}; echo 1 > /proc/sys/vm/drop_caches'
+        else:
+            how = (f'for f in {files}; do {self.dd} of="$f" oflag=nocache '
+                   f'conv=notrunc,fdatasync count=0 status=none; {self.dd} '
+                   f'if="$f" iflag=nocache count=0 status=none; done')
+
+        return ('iogap_evict() { ' + how + '; res=unknown; if command -v '
+                f'fincore >/dev/null; then res=$(fincore -bno RES {files} | '
+                "awk '{s+=$1} END {print s+0}') || res=unknown; fi; "
+                f'echo "iogap-evict: $1 {self.evict} resident=$res" >&2; }}')
+
+    def ior_command(self, nodes, ppn, flags, *opts):
+        api = [f'-a {self.api}'] + (['-F'] if self.layout == 'fpp' else [])
+        if self.mode == 'direct':
+            api += ['--posix.odirect']
+
+        return ' '.join([self.launch_step(nodes, ppn), self.ior, *api, *flags,
+                         f'-b {self.block_size} -t {self.transfer_size}',
+                         '-o "$IOGAP_DIR/ior.dat"', *opts])
+
+    @run_before('run')
+    def _ior_commands(self):
+        self.prerun_cmds += self.stripe_commands(self.layout)
+        evicting = self.mode != 'direct'
+        if evicting:
+            self.postrun_cmds += [self.evict_function()]
+
+        for seed, (key, nodes, ppn, flags) in enumerate(self.cases(), 4242):
+            summary = f'-O summaryFormat=JSON -O summaryFile=ior_{key}'
+            fsync = ['-e'] if self.mode == 'fsync' else []
+            self.postrun_cmds += [
+                f'echo "iogap-step: write_{key}"',
+                self.ior_command(nodes, ppn, flags, '-w -W -k', *fsync,
+                                 f'-G {seed} -i {self.repetitions}',
+                                 f'{summary}_write.json'),
+                *([f'iogap_evict {key}'] if evicting else []),
+                f'echo "iogap-step: read_{key}"',
+                self.ior_command(nodes, ppn, flags, '-r -R -C -k',
+                                 f'-G {seed} -i {READ_PASSES}',
+                                 f'{summary}_read.json'),
+                'rm -f "$IOGAP_DIR"/ior.dat*',
+            ]
+
+        self.keep_files = ['ior_*.json']
+        self.note('read_once: O_DIRECT, no page cache' if not evicting else
+                  f'read_once: {self.evict} eviction on the first node, -C '
+                  f'reads another node\'s data on multi-node points')
+
+    def check_evictions(self):
+        with open(self.stderr_path()) as fp:
+            found = {k: (m, r) for k, m, r in _EVICT.findall(fp.read())}
+
+        for key, nodes, ppn, _ in self.cases():
+            if self.mode == 'direct':
+                continue
+            if key not in found:
+                raise SanityError(f'no page-cache eviction before read_{key}')
+
+            nbytes = nodes * ppn * self.block_bytes
+            res = found[key][1]
+            if res.isdigit() and int(res) > MAX_RESIDENT * nbytes:
+                raise SanityError(f'{found[key][0]} left {int(res)} of '
+                                  f'{nbytes} bytes cached before read_{key}: '
+                                  f'read_once would measure memory')
+
+    @sanity_function
+    def validate(self):
+        self.check_striping(self.check_run())
+        self.check_evictions()
+        self.results = {}
+        for key, nodes, ppn, _ in self.cases():
+            tasks = nodes * ppn
+            nbytes = tasks * self.block_bytes
+            runs = {}
+            for op, access, iters in (('write', 'write', self.repetitions),
+                                      ('read', 'read', READ_PASSES)):
+                path = os.path.join(self.stagedir, f'ior_{key}_{op}.json')
+                doc = iorparse.load_summary(path, f'{op}_{key}')
+                runs[op] = iorparse.phase(doc, access, f'{op}_{key}', tasks,
+                                          iters, nbytes)
+
+            first = runs['read']['first']
+            values = {'write': runs['write'], 'read_3x': runs['read'],
+                      'read_once': {'bw': first['bwMiB'],
+                                    'iops': first['iops'],
+                                    'time': first['totalTime']}}
+            for phase, stats in values.items():
+                for stat, unit in _UNITS.items():
+                    if stat in stats:
+                        self.results[f'{phase}_{stat}_{key}'] = (stats[stat],
+                                                                  unit)
+
+        return True
+
+
+class IORBench(IORBase):
+    '''IOR over file layout, API and I/O mode, swept over processes per
+    node and nodes; MPI-IO and HDF5 use independent I/O here.'''
+
+    PERF_VARS = (r'(write|read_3x)_(bw|bw_max|bw_min|iops|time)_n\d+_p\d+',
+                 r'read_once_(bw|iops|time)_n\d+_p\d+')
+
+    #: File per process (``-F``) or one single shared file
+    layout = parameter(['fpp', 'ssf'])
+
+    #: IOR backend (``-a``)
+    api = parameter(['POSIX', 'MPIIO', 'HDF5'])
+
+    #: Page cache (buffered), fsync at close (``-e``) or O_DIRECT
+    mode = parameter(['buffered', 'fsync', 'direct'])
+
+
+class IORCollective(IORBase):
+    '''One shared file through MPI-IO or HDF5: independent I/O, collective
+    I/O (``-c``) with the library's defaults, and collective I/O with each
+    ROMIO collective buffer size of the partition (a hints file).'''
+
+    PERF_VARS = (r'(write|read_3x)_(bw|bw_max|bw_min|iops|time)_'
+                 r'(independent|collective|cb\w+)',
+                 r'read_once_(bw|iops|time)_(independent|collective|cb\w+)')
+
+    #: MPI-IO directly, or HDF5 over MPI-IO
+    api = parameter(['MPIIO', 'HDF5'])
+
+    #: Collective buffering aggregates one shared file
+    layout = variable(str, value='ssf')
+
+    #: Buffered I/O: what collective buffering is tuned for
+    mode = variable(str, value='buffered')
+
+    #: ``cb_buffer_size`` values; ``None`` takes extras['ior_cb_buffer_sizes']
+    cb_buffer_sizes = variable(typ.List[str], type(None), value=None)
+
+    def sweep(self):
+        '''One point: extras['ior_collective_nodes'/'_ppn'], else the
+        largest of the sweep.'''
+        nodes, ppn = super().sweep()
+        return ([nodes[-1] if self.node_counts else
+                 self.extra('ior_collective_nodes', nodes[-1])],
+                [ppn[-1] if self.procs_per_node else
+                 self.extra('ior_collective_ppn', ppn[-1])])
+
+    def cases(self):
+        [(n, p)] = self.points()
+        sizes = self.cb_buffer_sizes or self.extra('ior_cb_buffer_sizes', [])
+        hints = f'--{self.api.lower()}.hintsFileName=hints_cb'
+        return [('independent', n, p, []), ('collective', n, p, ['-c'])] + [
+            (f'cb{s.lower()}', n, p, ['-c', f'{hints}{s.lower()}.txt'])
+            for s in sizes]
+
+    @run_before('run')
+    def _hints_files(self):
+        sizes = self.cb_buffer_sizes or self.extra('ior_cb_buffer_sizes', [])
+        for size in sizes:
+            nbytes = iorparse.size_bytes(size, 'cb_buffer_size')
+            self.prerun_cmds += [
+                f"printf '%s\\n' IOR_HINT__MPI__cb_buffer_size={nbytes} "
+                f'IOR_HINT__MPI__romio_cb_write=enable '
+                f'IOR_HINT__MPI__romio_cb_read=enable > '
+                f'hints_cb{size.lower()}.txt'
+            ]
+
+        self.note('hints are ROMIO\'s; other MPI-IO layers may ignore them')
