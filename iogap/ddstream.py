@@ -29,7 +29,8 @@ class DDSingleStream(DDBase):
     def _dd_commands(self):
         lines = [self.evict_function(),
                  f'for rep in $(seq 1 {self.repetitions}); do',
-                 '  rm -f "$IOGAP_FILE"',
+                 # Each write starts clean: no dirty pages of the last one
+                 '  rm -f "$IOGAP_FILE"; sync',
                  '  echo "iogap-op: write rep=$rep" >&2',
                  f'  {self.dd_write()}']
         if self.mode != 'direct':

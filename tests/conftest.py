@@ -34,6 +34,14 @@ class Run:
         with open(max(files, key=os.path.getmtime)) as fp:
             return json.load(fp)
 
+    def skip_reason(self, display_name):
+        '''The reason ReFrame printed for skipping a test (the JSON report
+        does not keep it).'''
+        for line in self.stdout.splitlines():
+            if 'SKIP' in line and display_name in line:
+                return line.rsplit('[', 1)[-1].rstrip(']')
+        return None
+
     def testcases(self):
         return [tc for run in self.report()['runs']
                 for tc in run['testcases']]
@@ -47,8 +55,9 @@ class Run:
                 system, part = syspart.split(':')
                 path = os.path.join(self.out, 'stage', system, part, env,
                                     f'{name}_{uid}', 'rfm_job.sh')
-                with open(path) as fp:
-                    scripts[(name, params, part)] = fp.read()
+                if os.path.exists(path):    # skipped cases write none
+                    with open(path) as fp:
+                        scripts[(name, params, part)] = fp.read()
 
         return scripts
 

@@ -31,12 +31,11 @@ def by_params(run, **params):
 def test_every_variant_passes_or_skips_with_the_reason(run):
     cases = run.testcases()
     assert len(cases) == 6, run.stdout
-    scratch = os.environ.get('IOGAP_SCRATCH', '')
     for tc in cases:
         if tc['result'] == 'skip':
-            assert tc['mode'] == 'direct', tc['fail_reason']
-            assert 'direct I/O' in tc['fail_reason'] or 'O_DIRECT' in \
-                tc['fail_reason']
+            reason = run.skip_reason(tc['display_name'])
+            assert tc['mode'] == 'direct', reason
+            assert 'direct I/O' in reason or 'O_DIRECT' in reason
         else:
             assert tc['result'] == 'pass', tc['fail_reason']
 
@@ -60,10 +59,11 @@ def test_method_and_provider_are_logged(run):
 
 def test_study_findings_visible(run):
     '''Buffered re-reads come from memory, far above direct reads; a dsync
-    write is slower than a buffered one.'''
+    write is slower than a buffered one (best of the repetitions: noise
+    only ever slows a run down).'''
     [buffered] = by_params(run, mode='buffered', cpu_bind='default')
     [dsync] = by_params(run, mode='dsync', cpu_bind='default')
-    assert perf(dsync, 'write_bw') < perf(buffered, 'write_bw')
+    assert perf(dsync, 'write_bw_max') < perf(buffered, 'write_bw_max')
     assert perf(buffered, 'read_3x_bw') > perf(buffered, 'read_once_bw')
     direct = by_params(run, mode='direct', cpu_bind='default')
     if direct[0]['result'] == 'pass':
