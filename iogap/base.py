@@ -5,12 +5,13 @@ import re
 
 import reframe as rfm
 import reframe.utility.sanity as sn
-from reframe.core.builtins import run_before, variable
+from reframe.core.builtins import fixture, run_before, variable
 from reframe.core.exceptions import SanityError
 
 from iogap import references
 from iogap.provider import find_tool
 from iogap.scratch import ScratchMixin
+from iogap.toolstack import ToolStack
 
 
 def require_feature(test, feature):
@@ -27,6 +28,10 @@ class IogapTest(rfm.RunOnlyRegressionTest, ScratchMixin):
 
     # I/O figures are meaningless on a node shared with other jobs
     exclusive_access = True
+
+    #: The partition's tools: built with Spack or found, once per partition
+    #: and environment
+    tools = fixture(ToolStack, scope='environment')
 
     #: Where the measured tool came from (Spack view or PATH); logged
     tool_provider = variable(str, value='', loggable=True)

@@ -1,7 +1,8 @@
 '''Where a check's binaries come from, decided in one place.
 
-Order: an explicit install prefix the caller names (``$IOGAP_OSU_PREFIX``),
-a Spack view (the ``spack`` environment, ``$IOGAP_SPACK_VIEW``), then PATH.
+Order: an explicit install prefix the caller names (e.g. ``$IOGAP_OSU_PREFIX``),
+then the partition's tool stack (the ToolStack fixture: the Spack environment
+it built on ``+spack`` partitions, or a view the user gave), then PATH.
 Tools that install outside ``bin/`` (OSU puts its binaries in
 ``libexec/osu-micro-benchmarks/mpi/<category>/``) pass ``subdirs``: they are
 searched under the prefix, the view and the parent of every PATH entry. A
@@ -15,6 +16,8 @@ import shutil
 
 from reframe.core.exceptions import SkipTestError
 
+from iogap.toolstack import user_view
+
 
 def find_tool(test, name, subdirs=('bin',), prefixes=(), what=None):
     '''Return ``(command, provider)`` for ``name`` or skip ``test``.
@@ -23,9 +26,6 @@ def find_tool(test, name, subdirs=('bin',), prefixes=(), what=None):
     given but lacks the tool is a skip: it is never silently bypassed);
     ``what`` names the package in skip messages.
     '''
-    view = (os.environ.get('IOGAP_SPACK_VIEW') or
-            test.current_partition.extras.get('spack_view'))
-    in_spack_env = test.current_environ.name == 'spack'
     local = test.current_partition.scheduler.registered_name == 'local'
     label = f'{name} ({what})' if what else name
     for prefix in filter(None, prefixes):
@@ -36,17 +36,13 @@ def find_tool(test, name, subdirs=('bin',), prefixes=(), what=None):
 
         return path, f'prefix:{path}'
 
-    if in_spack_env:
-        if not view:
-            raise SkipTestError(f'{name}: the spack environment needs a Spack '
-                                f'view: set IOGAP_SPACK_VIEW or the '
-                                f'partition\'s extras["spack_view"]')
-
+    stack = getattr(test, 'tools', None)
+    view, kind = ((stack.view, stack.provider) if stack is not None
+                  else (user_view(), 'spack-view'))
+    if view:
         path = _under(view, subdirs, name, local)
-        if path is None:
-            raise SkipTestError(f'{label} not found in the Spack view {view}')
-
-        return path, f'spack-view:{view}'
+        if path is not None:
+            return path, f'{kind}:{path}'
 
     if not local:
         return name, 'PATH (resolved on the compute node)'
@@ -56,9 +52,10 @@ def find_tool(test, name, subdirs=('bin',), prefixes=(), what=None):
         where = ('' if tuple(subdirs) == ('bin',) else
                  f', nor under a PATH entry\'s parent in '
                  f'{" or ".join(subdirs)},')
-        raise SkipTestError(f'{label} not found: not on PATH{where} and no '
-                            f'Spack view given (set IOGAP_SPACK_VIEW or '
-                            f'install {what or name})')
+        looked = (f'not in the Spack view {view}, ' if view else '')
+        raise SkipTestError(f'{label} not found: {looked}not on PATH{where} '
+                            f'and no Spack view has it (set IOGAP_SPACK_VIEW '
+                            f'or install {what or name})')
 
     return path, f'PATH:{path}'
 

@@ -1,5 +1,5 @@
 '''ToolStack: where a partition's benchmark tools come from, decided once
-per partition and run (a ReFrame fixture of every iogap test).
+per partition and environment in a run (a fixture of every iogap test).
 
 On partitions with the ``+spack`` feature it builds the project's Spack
 environment (``spack.yaml`` plus the system's overlay from
@@ -14,12 +14,14 @@ import os
 
 import reframe as rfm
 import reframe.utility.sanity as sn
-from reframe.core.builtins import run_before, sanity_function, variable
+from reframe.core.builtins import (run_after, run_before, sanity_function,
+                                   variable)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-#: Tools the suite calls; the record lists where each resolves
-TOOLS = ('dd', 'numactl', 'mpirun', 'ior', 'mdtest', 'osu_latency')
+#: Tools the suite calls; the record lists where each resolves (OSU keeps
+#: its binaries under libexec, where the checks look for them themselves)
+TOOLS = ('dd', 'numactl', 'fincore', 'mpirun', 'ior', 'mdtest')
 
 
 def user_view():
@@ -47,6 +49,11 @@ class ToolStack(rfm.CompileOnlyRegressionTest):
     #: Where the tools come from: spack-fixture, spack-view or PATH
     provider = variable(str, value='PATH')
 
+    @run_after('setup')
+    def _where_to_build(self):
+        # Decided before the compile stage: ReFrame schedules on this value
+        self.build_locally = 'spack' not in self.current_partition.features
+
     @run_before('compile')
     def _provide(self):
         if 'spack' in self.current_partition.features:
@@ -55,9 +62,9 @@ class ToolStack(rfm.CompileOnlyRegressionTest):
 
         self.view = user_view()
         self.provider = 'spack-view' if self.view else 'PATH'
-        self.build_locally = True
         self.build_system = 'CustomBuild'
         search = f'{self.view}/bin:$PATH' if self.view else '$PATH'
+        self.keep_files = ['rfm_build.out']
         self.build_system.commands = [
             f'echo "provider: {self.provider}"',
             f'for t in {" ".join(TOOLS)}; do echo "$t: $(PATH={search} '
@@ -88,7 +95,7 @@ class ToolStack(rfm.CompileOnlyRegressionTest):
         ]
         self.build_system.install_opts = ['--fail-fast']
         self.postbuild_cmds = [f'cp {env_dir}/spack.lock spack.lock']
-        self.keep_files = ['spack.lock']
+        self.keep_files = ['spack.lock', 'rfm_build.out']
 
     @sanity_function
     def validate(self):

@@ -16,7 +16,7 @@ if os.environ.get('IOGAP_ACCOUNT'):
 _scratch = os.environ.get('SCRATCH', '/global/cscratch1/sd/' +
                           os.environ.get('USER', 'unknown'))
 _features = ['slurm', 'lustre', 'corespec', 'cpufreq', 'cpubind', 'mpi',
-             'hdf5', 'odirect', 'numactl', 'multinode']
+             'hdf5', 'odirect', 'numactl', 'multinode', 'spack']
 _envs = ['spack', 'builtin', 'PrgEnv-gnu', 'PrgEnv-intel']
 _resources = [
     # Core specialization: the study's `#SBATCH -S 4`
@@ -79,8 +79,15 @@ def _partition(name, descr, processor, memory_gib, freqs_ghz, extra_features,
             'osu_socket_bind_options': ['--cpu-bind=sockets'],
             # A collective job sweeps up to 8 rank counts, -c run included
             'osu_time_limit': '30m',
-            # Built once per partition by the project's Spack environment
-            'spack_view': f'{_scratch}/iogap-spack/{name}/view',
+            # The ToolStack fixture builds spack.yaml here once per
+            # partition, with systems/spack/cori.yaml for this target
+            'spack_env': f'{_scratch}/iogap-spack/{name}',
+            'spack_overlay': 'cori',
+            'spack_target': {'knl': 'mic_knl'}.get(name, name),
+            'spack_setup': [
+                f'. {os.environ.get("IOGAP_SPACK_ROOT", _scratch + "/spack")}'
+                f'/share/spack/setup-env.sh'
+            ],
         },
     }
 

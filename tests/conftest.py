@@ -42,9 +42,10 @@ class Run:
                 return line.rsplit('[', 1)[-1].rstrip(']')
         return None
 
-    def testcases(self):
+    def testcases(self, fixtures=False):
+        '''The run's test cases; fixtures (the ToolStack) only if asked.'''
         return [tc for run in self.report()['runs']
-                for tc in run['testcases']]
+                for tc in run['testcases'] if fixtures or not tc['fixture']]
 
     def job_scripts(self):
         '''``{(name, params, partition): job script text}`` of a dry run.'''

@@ -1,5 +1,7 @@
 '''The Cori profile, proven by the job scripts a dry run generates.'''
 
+import glob
+import os
 import re
 
 import pytest
@@ -91,3 +93,28 @@ def test_frequency_sweep(scripts, part, freqs):
     [text] = pick(scripts, 'DDFrequencySweep', part, mode='buffered')
     assert f'for freq in {freqs}; do' in text
     assert re.search(r'srun --cpu-freq=\$freq \S+/dd if=/dev/zero', text)
+
+
+@pytest.mark.parametrize('part,target', [('haswell', 'haswell'),
+                                         ('knl', 'mic_knl')])
+def test_spack_fixture_build_job(tmp_path, part, target):
+    '''The tool stack is built by a job on the partition itself, once, and
+    the checks call the binaries of its view.'''
+    run = run_reframe(tmp_path, '--system', f'cori:{part}', '-n',
+                      'DDSingleStream.*mode=direct', '--dry-run')
+    assert run.returncode == 0, run.stdout
+    [build] = glob.glob(os.path.join(run.out, 'stage', 'cori', part, 'spack',
+                                     'ToolStack_*', 'rfm_build.sh'))
+    text = open(build).read()
+    env = f'/iogap-spack/{part}'
+    assert f'#SBATCH -C {part}' in text
+    assert f'export IOGAP_SPACK_TARGET={target}' in text
+    assert re.search(r'export IOGAP_SPACK_OVERLAY=\S+/systems/spack/cori.yaml',
+                     text)
+    assert re.search(rf'export SPACK_USER_CONFIG_PATH=\S+{env}/', text)
+    assert re.search(rf'^spack -e \S+{env} concretize -f$', text, re.M)
+    assert re.search(rf'^spack -e \S+{env} install', text, re.M)
+    assert re.search(rf'^cp \S+{env}/spack.lock spack.lock$', text, re.M)
+    assert text.count('ToolStack') == 1
+    for script in run.job_scripts().values():
+        assert f'{env}/view/bin/dd ' in script

@@ -258,6 +258,6 @@ def test_provider_default_lookup_is_unchanged(tmp_path, monkeypatch):
     monkeypatch.delenv('IOGAP_SPACK_VIEW')
     monkeypatch.setenv('PATH', str(tmp_path))
     with pytest.raises(SkipTestError, match=r'^nope not found: not on PATH '
-                       r'and no Spack view given \(set IOGAP_SPACK_VIEW or '
+                       r'and no Spack view has it \(set IOGAP_SPACK_VIEW or '
                        r'install nope\)$'):
         find_tool(fake_test(), 'nope')
