@@ -4,7 +4,7 @@ Lustre striping.'''
 
 import reframe as rfm
 
-from iogap import ior, mdtest
+from iogap import ior, iorcollective, mdtest
 
 
 @rfm.simple_test
@@ -13,7 +13,7 @@ class IORBench(ior.IORBench):
 
 
 @rfm.simple_test
-class IORCollective(ior.IORCollective):
+class IORCollective(iorcollective.IORCollective):
     pass
 
 

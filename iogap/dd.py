@@ -7,14 +7,11 @@ the *read-once* figure; the three reads with no flush between them are the
 study's *read-3x*. Direct mode bypasses the cache and needs no eviction.
 '''
 
-import os
 import re
 
-from reframe.core.builtins import (parameter, run_after, run_before,
-                                   sanity_function, variable)
+from reframe.core.builtins import parameter, run_after, run_before, variable
 from reframe.core.exceptions import SanityError, SkipTestError
 
-from iogap import stats
 from iogap.base import IogapTest
 from iogap.errors import IogapError
 from iogap.variants import (CoreSpecVariant, CpuBindVariant,

@@ -13,147 +13,22 @@ import os
 import re
 import subprocess
 
-import reframe as rfm
-import reframe.utility.sanity as sn
-import reframe.utility.typecheck as typ
 from reframe.core.builtins import (parameter, run_after, run_before,
                                    sanity_function, variable)
 from reframe.core.exceptions import SanityError, SkipTestError
 
 from iogap import iorparse
-from iogap.base import IogapTest, require_feature
+from iogap.base import require_feature
 from iogap.ddstream import MAX_RESIDENT
 from iogap.errors import IogapError
-from iogap.variants import CoreSpecVariant, CpuBindVariant
+from iogap.sweep import ParallelIOTest
+from iogap.variants import LustreStripeVariant
 
 #: Read passes per point: the first is read-once, all three read-3x
 READ_PASSES = 3
 _UNITS = {'bw': 'MiB/s', 'bw_max': 'MiB/s', 'bw_min': 'MiB/s',
           'iops': 'ops/s', 'time': 's'}
 _EVICT = re.compile(r'^iogap-evict: (\S+) (\S+) resident=(\S+)', re.M)
-
-
-def ppn_sweep(cores, limit=None):
-    '''Powers of two below ``cores`` (or ``limit``), then that count.'''
-    top = min(cores, limit) if limit else cores
-    return [2**i for i in range(top.bit_length()) if 2**i < top] + [top]
-
-
-class LustreStripeVariant(rfm.RegressionTestPlugin):
-    #: Lustre striping of the test directory: the file system's default,
-    #: or the partition's extras['lustre_stripes'][layout] count and size
-    striping = parameter(['default', 'tuned'])
-
-    @run_after('init')
-    def _striping_feature(self):
-        if self.striping == 'tuned':
-            require_feature(self, 'lustre')
-
-    def stripe_commands(self, layout):
-        if self.striping == 'default':
-            return []
-
-        conf = self.current_partition.extras['lustre_stripes'][layout]
-        if iorparse.size_bytes(conf['size'], 'stripe size') % 65536:
-            raise IogapError(f'Lustre stripe size {conf["size"]} is not a '
-                             f'multiple of 64 KiB')
-
-        self.stripe_count = int(conf['count'])
-        self.note(f'stripe={conf["count"]}x{conf["size"]}')
-        return [f'lfs setstripe -c {conf["count"]} -S {conf["size"]} '
-                f'"$IOGAP_DIR"', 'lfs getstripe -d "$IOGAP_DIR"']
-
-    def check_striping(self, stdout):
-        '''Sanity: the directory got the stripe count asked for.'''
-        if self.striping == 'default':
-            return
-
-        m = re.search(r'stripe_count:\s*(-?\d+)', stdout)
-        if not m or int(m.group(1)) != self.stripe_count:
-            raise SanityError(f'lfs setstripe -c {self.stripe_count} did not '
-                              f'apply: lfs getstripe printed '
-                              f'{m.group(0) if m else "no stripe_count"}')
-
-
-class ParallelIOTest(IogapTest, CoreSpecVariant, CpuBindVariant):
-    '''An MPI I/O tool swept over node counts x processes per node.'''
-
-    #: Processes per node; ``None``: :func:`ppn_sweep` of the partition's
-    #: cores (less core_spec), bounded by extras['ior_max_ppn']
-    procs_per_node = variable(typ.List[int], type(None), value=None)
-
-    #: Node counts; ``None`` takes extras['ior_nodes'] (default ``[1]``)
-    node_counts = variable(typ.List[int], type(None), value=None)
-
-    @run_after('init')
-    def _mpi_feature(self):
-        require_feature(self, 'mpi')
-
-    def sweep(self):
-        '''``(node counts, processes per node)`` on this partition.'''
-        cores = self.extra('cores', 1) - self.core_spec
-        ppn = (self.procs_per_node or
-               ppn_sweep(cores, self.extra('ior_max_ppn')))
-        nodes = self.node_counts or self.extra('ior_nodes', [1])
-        if min(ppn) < 1 or min(nodes) < 1:
-            raise IogapError(f'node counts {nodes} and processes per node '
-                             f'{ppn} must be positive')
-
-        return sorted(set(nodes)), sorted(set(ppn))
-
-    def points(self):
-        nodes, ppn = self.sweep()
-        return [(n, p) for n in nodes for p in ppn]
-
-    @run_after('setup')
-    def _size_job(self):
-        nodes, ppn = self.sweep()
-        self.num_tasks = max(nodes) * max(ppn)
-        self.num_tasks_per_node = max(ppn)
-        self.time_limit = (self.time_limit or
-                           self.extra(f'{self.TOOL}_time_limit'))
-        self.note(f'nodes={",".join(map(str, nodes))} '
-                  f'ppn={",".join(map(str, ppn))}')
-
-    def launch_step(self, nodes, ppn):
-        '''Launcher prefix of one step with ``nodes`` x ``ppn`` tasks.'''
-        job, opts = self.job, self.extra('step_geometry_options', [])
-        saved = job.num_tasks, job.num_tasks_per_node
-        job.num_tasks, job.num_tasks_per_node = nodes * ppn, ppn
-        try:
-            return self.launch(*(o.format(nodes=nodes, tasks=nodes * ppn,
-                                          ppn=ppn) for o in opts))
-        finally:
-            job.num_tasks, job.num_tasks_per_node = saved
-
-    def check_run(self):
-        '''Sanity core: no integrity problem, exit 0, binding as asked.'''
-        with open(os.path.join(self.stagedir, self.job.stdout)) as fp:
-            text = fp.read()
-
-        bad = iorparse.problems(text)
-        if bad:
-            more = f' (and {len(bad) - 1} more)' if len(bad) > 1 else ''
-            raise SanityError(f'{self.TOOL} step {bad[0][0]}: '
-                              f'{bad[0][1]}{more}')
-
-        self.assert_exit_ok(self.TOOL)
-        cpus = str(self.check_binding()).split()
-        self.note(f'cpus={" ".join(cpus[:4])}{" ..." * (len(cpus) > 4)}')
-        return text
-
-    def result(self, name):
-        return self.results[name][0]
-
-    @run_before('performance')
-    def _sweep_perf_variables(self):
-        if self.is_dry_run():
-            return
-
-        self.perf_variables = {
-            name: sn.make_performance_function(self.result, unit, name)
-            for name, (_, unit) in self.results.items()
-        }
 
 
 class IORBase(ParallelIOTest, LustreStripeVariant):
@@ -346,56 +221,3 @@ class IORBench(IORBase):
 
     #: Page cache (buffered), fsync at close (``-e``) or O_DIRECT
     mode = parameter(['buffered', 'fsync', 'direct'])
-
-
-class IORCollective(IORBase):
-    '''One shared file through MPI-IO or HDF5: independent I/O, collective
-    I/O (``-c``) with the library's defaults, and collective I/O with each
-    ROMIO collective buffer size of the partition (a hints file).'''
-
-    PERF_VARS = (r'(write|read_3x)_(bw|bw_max|bw_min|iops|time)_'
-                 r'(independent|collective|cb\w+)',
-                 r'read_once_(bw|iops|time)_(independent|collective|cb\w+)')
-
-    #: MPI-IO directly, or HDF5 over MPI-IO
-    api = parameter(['MPIIO', 'HDF5'])
-
-    #: Collective buffering aggregates one shared file
-    layout = variable(str, value='ssf')
-
-    #: Buffered I/O: what collective buffering is tuned for
-    mode = variable(str, value='buffered')
-
-    #: ``cb_buffer_size`` values; ``None`` takes extras['ior_cb_buffer_sizes']
-    cb_buffer_sizes = variable(typ.List[str], type(None), value=None)
-
-    def sweep(self):
-        '''One point: extras['ior_collective_nodes'/'_ppn'], else the
-        largest of the sweep.'''
-        nodes, ppn = super().sweep()
-        return ([nodes[-1] if self.node_counts else
-                 self.extra('ior_collective_nodes', nodes[-1])],
-                [ppn[-1] if self.procs_per_node else
-                 self.extra('ior_collective_ppn', ppn[-1])])
-
-    def cases(self):
-        [(n, p)] = self.points()
-        sizes = self.cb_buffer_sizes or self.extra('ior_cb_buffer_sizes', [])
-        hints = f'--{self.api.lower()}.hintsFileName=hints_cb'
-        return [('independent', n, p, []), ('collective', n, p, ['-c'])] + [
-            (f'cb{s.lower()}', n, p, ['-c', f'{hints}{s.lower()}.txt'])
-            for s in sizes]
-
-    @run_before('run')
-    def _hints_files(self):
-        sizes = self.cb_buffer_sizes or self.extra('ior_cb_buffer_sizes', [])
-        for size in sizes:
-            nbytes = iorparse.size_bytes(size, 'cb_buffer_size')
-            self.prerun_cmds += [
-                f"printf '%s\\n' IOR_HINT__MPI__cb_buffer_size={nbytes} "
-                f'IOR_HINT__MPI__romio_cb_write=enable '
-                f'IOR_HINT__MPI__romio_cb_read=enable > '
-                f'hints_cb{size.lower()}.txt'
-            ]
-
-        self.note('hints are ROMIO\'s; other MPI-IO layers may ignore them')

@@ -12,7 +12,7 @@ from reframe.core.builtins import (parameter, run_after, run_before,
 from reframe.core.exceptions import SanityError
 
 from iogap import iorparse
-from iogap.ior import ParallelIOTest
+from iogap.sweep import ParallelIOTest
 
 
 class MDTestBench(ParallelIOTest):

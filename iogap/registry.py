@@ -14,7 +14,7 @@ FAMILIES = {
     'DDFrequencySweep': 'iogap.ddfreq',
     'DDFrequencyFit': 'iogap.ddfreq',
     'IORBench': 'iogap.ior',
-    'IORCollective': 'iogap.ior',
+    'IORCollective': 'iogap.iorcollective',
     'MDTestBench': 'iogap.mdtest',
     'OSULatency': 'iogap.osu',
     'OSUBandwidth': 'iogap.osu',

@@ -3,7 +3,8 @@
 Mix them into a family's base test: core specialization (Slurm
 ``--core-spec``, the study's ``#SBATCH -S 4``), process affinity (``srun -c N
 --cpu-bind=cores``, ``mpirun --bind-to core``) and user-memory placement
-(``numactl -m``). A variant that needs a partition feature is only generated
+(``numactl -m``), and Lustre striping of the test directory (``lfs
+setstripe``). A variant that needs a partition feature is only generated
 for partitions that have it. The binding a task actually got is read inside
 the job and checked against what was asked.
 '''
@@ -16,7 +17,9 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, run_after, run_before, variable
 from reframe.core.exceptions import SanityError
 
+from iogap import iorparse
 from iogap.base import require_feature
+from iogap.errors import IogapError
 
 #: Command launched as the job's main step to report the task's affinity
 AFFINITY_PROBE = ('grep', ['Cpus_allowed_list', '/proc/self/status'])
@@ -125,3 +128,39 @@ def cpu_count(cpulist):
         count += int(hi or lo) - int(lo) + 1
 
     return count
+
+
+class LustreStripeVariant(rfm.RegressionTestPlugin):
+    #: Lustre striping of the test directory: the file system's default,
+    #: or the partition's extras['lustre_stripes'][layout] count and size
+    striping = parameter(['default', 'tuned'])
+
+    @run_after('init')
+    def _striping_feature(self):
+        if self.striping == 'tuned':
+            require_feature(self, 'lustre')
+
+    def stripe_commands(self, layout):
+        if self.striping == 'default':
+            return []
+
+        conf = self.current_partition.extras['lustre_stripes'][layout]
+        if iorparse.size_bytes(conf['size'], 'stripe size') % 65536:
+            raise IogapError(f'Lustre stripe size {conf["size"]} is not a '
+                             f'multiple of 64 KiB')
+
+        self.stripe_count = int(conf['count'])
+        self.note(f'stripe={conf["count"]}x{conf["size"]}')
+        return [f'lfs setstripe -c {conf["count"]} -S {conf["size"]} '
+                f'"$IOGAP_DIR"', 'lfs getstripe -d "$IOGAP_DIR"']
+
+    def check_striping(self, stdout):
+        '''Sanity: the directory got the stripe count asked for.'''
+        if self.striping == 'default':
+            return
+
+        m = re.search(r'stripe_count:\s*(-?\d+)', stdout)
+        if not m or int(m.group(1)) != self.stripe_count:
+            raise SanityError(f'lfs setstripe -c {self.stripe_count} did not '
+                              f'apply: lfs getstripe printed '
+                              f'{m.group(0) if m else "no stripe_count"}')

@@ -87,7 +87,6 @@ def test_binding_asked_but_not_given_fails_clearly(tmp_path):
 
 def test_rebaselined_generic_run_passes_next_time(run, tmp_path):
     '''A new system's reference file comes from its own run report.'''
-    import shutil
     import subprocess
     import sys
 

@@ -6,7 +6,7 @@ from reframe.core.exceptions import SanityError
 
 from iogap import iorparse
 from iogap.errors import IogapError
-from iogap.ior import ppn_sweep
+from iogap.sweep import ppn_sweep
 
 MiB = 2**20
 

@@ -71,7 +71,6 @@ def test_overlay_shape(path):
 
 
 def test_spack_partitions_name_an_existing_overlay():
-    from iogap import hostinfo   # noqa: F401  (systems import the library)
     import runpy
     for path in glob.glob(os.path.join(ROOT, 'systems', '*.py')):
         config = runpy.run_path(path)['site_configuration']
