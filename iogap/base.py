@@ -67,9 +67,35 @@ class IogapTest(rfm.RunOnlyRegressionTest, ScratchMixin):
     def _iogap_launch_options(self):
         self.job.launcher.options += self.launch_options
 
+    def report(self, figures):
+        '''Sanity's last step: ``figures`` (``{name: (value, unit)}``) become
+        the test's performance variables. A figure the reference file
+        expects but the run did not produce fails here, rather than being
+        skipped with a warning as a missing performance variable would.'''
+        expected = references.absolute_for(self).get(
+            self.current_partition.fullname, {})
+        missing = sorted(set(expected) - set(figures))
+        if missing:
+            raise SanityError(f'the reference file expects '
+                              f'{", ".join(missing)}, which this run did '
+                              f'not measure')
+
+        self.results = figures
+        return True
+
+    def figure(self, name):
+        return self.results[name][0]
+
     @run_before('performance')
-    def _iogap_references(self):
+    def _iogap_performance(self):
         self.reference = references.absolute_for(self)
+        if self.is_dry_run():
+            return
+
+        self.perf_variables = {
+            name: sn.make_performance_function(self.figure, unit, name)
+            for name, (_, unit) in self.results.items()
+        }
 
     def assert_exit_ok(self, tool):
         '''Sanity: the job (run under errexit) exited 0; otherwise quote the

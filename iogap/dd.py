@@ -14,6 +14,7 @@ from reframe.core.exceptions import SanityError, SkipTestError
 
 from iogap.base import IogapTest
 from iogap.errors import IogapError
+from iogap.pagecache import PageCacheEviction
 from iogap.variants import (CoreSpecVariant, CpuBindVariant,
                             MemoryPlacementVariant)
 
@@ -27,7 +28,6 @@ MODE_FLAGS = {
 
 _LABEL = re.compile(r'^iogap-op: (\w+)((?: \w+=\S+)*)$')
 _RECORD = re.compile(r'^(\d+) bytes\b.*\bcopied, ([0-9.]+(?:e[-+]?\d+)?) s\b')
-_EVICT = re.compile(r'^iogap-evict: (\S+) resident=(\S+)', re.M)
 
 _SIZE_SUFFIX = {'': 1, 'c': 1, 'w': 2, 'b': 512, 'K': 1024, 'k': 1024,
                 'M': 2**20, 'G': 2**30, 'kB': 1000, 'MB': 10**6, 'GB': 10**9}
@@ -72,7 +72,7 @@ def bandwidth(record):
 
 
 class DDBase(IogapTest, CoreSpecVariant, CpuBindVariant,
-             MemoryPlacementVariant):
+             MemoryPlacementVariant, PageCacheEviction):
     '''What every dd test shares: sizes, flags, eviction, parsing, sanity.'''
 
     #: I/O path: page cache, O_DSYNC writes, or O_DIRECT
@@ -86,10 +86,6 @@ class DDBase(IogapTest, CoreSpecVariant, CpuBindVariant,
 
     #: Repetitions per measurement; ``None`` takes extras['repetitions']
     repetitions = variable(int, type(None), value=None)
-
-    #: How buffered reads defeat the page cache: ``auto`` (drop_caches where
-    #: the partition permits it, else per-file fadvise), or either by name
-    evict = variable(str, value='auto')
 
     @run_after('setup')
     def _dd_sizes(self):
@@ -108,9 +104,6 @@ class DDBase(IogapTest, CoreSpecVariant, CpuBindVariant,
         self.file_bytes = nbytes * self.count
         self.scratch_bytes = self.file_bytes
         self.dd = self.tool('dd')
-        if self.evict == 'auto':
-            self.evict = ('drop_caches' if 'dropcaches' in
-                          self.current_partition.features else 'fadvise')
 
     def dd_write(self, *launch_opts):
         flags = MODE_FLAGS[self.mode][0]
@@ -122,23 +115,6 @@ class DDBase(IogapTest, CoreSpecVariant, CpuBindVariant,
         flags = MODE_FLAGS[self.mode][1]
         return (f'{self.launch()} {self.dd} if="$IOGAP_FILE" of=/dev/null '
                 f'bs={self.block_size} {flags}').strip()
-
-    def evict_function(self):
-        '''A shell function that evicts "$1" from the page cache and reports
-        the method and the bytes still resident (fincore, if present).'''
-        if self.evict == 'drop_caches':
-            how = 'sync "$1"; echo 1 > /proc/sys/vm/drop_caches'
-        elif self.evict == 'fadvise':
-            how = (f'{self.dd} of="$1" oflag=nocache conv=notrunc,fdatasync '
-                   f'count=0 status=none; {self.dd} if="$1" iflag=nocache '
-                   f'count=0 status=none')
-        else:
-            raise IogapError(f'evict must be auto, drop_caches or fadvise, '
-                             f'got {self.evict!r}')
-
-        return ('iogap_evict() { ' + how + '; echo "iogap-evict: '
-                f'{self.evict} resident=$(fincore -bno RES "$1" 2>/dev/null '
-                '| tr -d " " || echo unknown)" >&2; }')
 
     @run_before('run')
     def _dd_environment(self):

@@ -13,7 +13,7 @@ from reframe.core.builtins import (parameter, performance_function,
                                    run_after, run_before, sanity_function)
 from reframe.core.exceptions import SanityError, SkipTestError
 
-from iogap import registry, stats
+from iogap import references, registry, stats
 from iogap.dd import MODE_FLAGS, DDBase, bandwidth
 from iogap.errors import IogapError
 
@@ -56,22 +56,11 @@ class DDFrequencySweep(DDBase):
         records = self.checked_records(self.repetitions * len(self.freqs))
         #: (GHz, MB/s) for every run: what the fit check consumes
         self.samples = [(int(r['freq']) / 1e6, bandwidth(r)) for r in records]
-        self.medians = {
-            f: stats.summary([bw for ghz, bw in self.samples
-                              if ghz == f / 1e6])['median']
-            for f in self.freqs
-        }
-        return True
-
-    @run_before('performance')
-    def _sweep_perf_variables(self):
-        if self.is_dry_run():
-            return
-
-        self.perf_variables = {
-            f'write_bw_{f}khz': sn.make_performance_function(
-                self.medians.get, 'MB/s', f) for f in self.freqs
-        }
+        return self.report({
+            f'write_bw_{f}khz': (stats.summary(
+                [bw for ghz, bw in self.samples if ghz == f / 1e6])['median'],
+                'MB/s') for f in self.freqs
+        })
 
 
 class DDFrequencyFit(rfm.RunOnlyRegressionTest):
@@ -94,8 +83,7 @@ class DDFrequencyFit(rfm.RunOnlyRegressionTest):
         self.depends_on(self.sweep_name)
 
     @run_before('performance')
-    def _iogap_references(self):
-        from iogap import references
+    def _fit_references(self):
         self.reference = references.absolute_for(self)
 
     @sanity_function

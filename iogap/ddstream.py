@@ -2,16 +2,12 @@
 
 import statistics
 
-import reframe.utility.sanity as sn
 from reframe.core.builtins import run_before, sanity_function
-from reframe.core.exceptions import SanityError
 
 from iogap import stats
-from iogap.dd import _EVICT, DDBase, op_values
+from iogap.dd import DDBase, op_values
 
-#: Fraction of the file allowed to stay cached after an eviction
-MAX_RESIDENT = 0.10
-_STATS = ('min', 'max', 'cv')
+_STATS = {'min': 'MB/s', 'max': 'MB/s', 'cv': '%'}
 
 
 class DDSingleStream(DDBase):
@@ -27,14 +23,14 @@ class DDSingleStream(DDBase):
 
     @run_before('run')
     def _dd_commands(self):
-        lines = [self.evict_function(),
+        lines = [self.evict_function(self.dd, '"$IOGAP_FILE"'),
                  f'for rep in $(seq 1 {self.repetitions}); do',
                  # Each write starts clean: no dirty pages of the last one
                  '  rm -f "$IOGAP_FILE"; sync',
                  '  echo "iogap-op: write rep=$rep" >&2',
                  f'  {self.dd_write()}']
         if self.mode != 'direct':
-            lines += ['  iogap_evict "$IOGAP_FILE"']
+            lines += ['  iogap_evict "rep$rep"']
 
         lines += ['  for pass in 1 2 3; do',
                   '    echo "iogap-op: read$pass rep=$rep" >&2',
@@ -43,60 +39,38 @@ class DDSingleStream(DDBase):
                   'done']
         self.postrun_cmds += lines
 
-    def check_evictions(self):
+    def evictions_ok(self):
         '''Sanity: each buffered read-once really started from disk.'''
-        with open(self.stderr_path()) as fp:
-            evictions = _EVICT.findall(fp.read())
-
         if self.mode == 'direct':
             self.note('evict=none (O_DIRECT bypasses the page cache)')
             return
 
-        if len(evictions) != self.repetitions:
-            raise SanityError(f'expected {self.repetitions} page-cache '
-                              f'evictions, found {len(evictions)}')
+        with open(self.stderr_path()) as fp:
+            resident = self.check_evictions(
+                fp.read(), {f'rep{r}': self.file_bytes
+                            for r in range(1, self.repetitions + 1)})
 
-        for method, resident in evictions:
-            if resident.isdigit() and (int(resident) >
-                                       MAX_RESIDENT * self.file_bytes):
-                raise SanityError(
-                    f'{method} left {int(resident) / self.file_bytes:.0%} of '
-                    f'the file in the page cache: read_once would measure '
-                    f'memory, not the file system'
-                )
-
-        self.note(f'evict={evictions[0][0]} (bytes resident after: '
-                  f'{",".join(r for _, r in evictions)})')
+        self.note(f'evict={self.evict} (bytes resident after: {resident})')
 
     @sanity_function
     def validate(self):
         records = self.checked_records(self.repetitions * 4)
-        self.check_evictions()
+        self.evictions_ok()
         passes = [op_values(records, f'read{p}') for p in (1, 2, 3)]
         series = {
             'write_bw': op_values(records, 'write'),
             'read_once_bw': passes[0],
             'read_3x_bw': [statistics.fmean(t) for t in zip(*passes)],
         }
-        self.results = {}
+        figures = {}
         for name, values in series.items():
             summary = stats.summary(values)
-            self.results[name] = summary['median']
-            self.results.update({f'{name}_{s}': summary[s] for s in _STATS})
+            figures[name] = (summary['median'], 'MB/s')
+            figures.update({f'{name}_{s}': (summary[s], _STATS[s])
+                            for s in _STATS})
 
         for p, values in enumerate(passes, start=1):
-            self.results[f'read_3x_pass{p}_bw'] = statistics.median(values)
+            figures[f'read_3x_pass{p}_bw'] = (statistics.median(values),
+                                              'MB/s')
 
-        return True
-
-    @run_before('performance')
-    def _dd_perf_variables(self):
-        if self.is_dry_run():
-            return
-
-        self.perf_variables = {
-            name: sn.make_performance_function(
-                self.results.get, '%' if name.endswith('_cv') else 'MB/s',
-                name
-            ) for name in self.results
-        }
+        return self.report(figures)

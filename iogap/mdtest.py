@@ -69,7 +69,7 @@ class MDTestBench(ParallelIOTest):
     @sanity_function
     def validate(self):
         runs = iorparse.mdtest_runs(self.check_run())
-        self.results = {}
+        figures = {}
         for key, nodes, ppn in self.cases():
             run = runs.get(f'mdtest_{key}', {})
             if run.get('tasks') != nodes * ppn:
@@ -84,6 +84,6 @@ class MDTestBench(ParallelIOTest):
                     raise SanityError(f'mdtest_{key} has no {op} rate '
                                       f'(missing or zero)')
 
-                self.results[f'{op}_rate_{key}'] = (run[op], 'ops/s')
+                figures[f'{op}_rate_{key}'] = (run[op], 'ops/s')
 
-        return True
+        return self.report(figures)

@@ -11,13 +11,12 @@ the latencies to report. Binaries come from ``$IOGAP_OSU_PREFIX`` (or
 
 import os
 
-import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import (run_after, run_before, sanity_function,
                                    variable)
 from reframe.core.exceptions import SanityError, SkipTestError
 
-from iogap import osuparse, osuplace, references
+from iogap import osuparse, osuplace
 from iogap.base import IogapTest, require_feature
 from iogap.errors import IogapError
 from iogap.provider import find_tool
@@ -203,33 +202,11 @@ class OSUBase(IogapTest, CoreSpecVariant, CpuBindVariant):
 
         version = next(iter(tables.values())).version
         self.note(f'osu={version}' + self.validation_note(version))
-        self.results = self.figures(tables)
-        self.check_references()
-        return True
+        return self.report({name: (value, unit(name)) for name, value
+                            in self.figures(tables).items()})
 
     def validation_note(self, version):
         return ', validated with -c' if self.validation else ', no -c'
-
-    def check_references(self):
-        '''A figure the reference file expects must have been measured.'''
-        refs = references.absolute_for(self)
-        wanted = refs.get(self.current_partition.fullname, {})
-        missing = sorted(set(wanted) - set(self.results))
-        if missing:
-            raise SanityError(f'the reference file expects '
-                              f'{", ".join(missing)} but this run measured '
-                              f'only {", ".join(sorted(self.results))}')
-
-    @run_before('performance')
-    def _osu_perf_variables(self):
-        if self.is_dry_run():
-            return
-
-        self.perf_variables = {
-            name: sn.make_performance_function(self.results.get, unit(name),
-                                               name)
-            for name in self.results
-        }
 
 
 def unit(name):

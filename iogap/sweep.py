@@ -9,9 +9,8 @@ parameter; each point's figures carry the point in their names
 
 import os
 
-import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
-from reframe.core.builtins import run_after, run_before, variable
+from reframe.core.builtins import run_after, variable
 from reframe.core.exceptions import SanityError
 
 from iogap import iorparse
@@ -93,18 +92,3 @@ class ParallelIOTest(IogapTest, CoreSpecVariant, CpuBindVariant):
         cpus = str(self.check_binding()).split()
         self.note(f'cpus={" ".join(cpus[:4])}{" ..." * (len(cpus) > 4)}')
         return text
-
-    def result(self, name):
-        return self.results[name][0]
-
-    @run_before('performance')
-    def _sweep_perf_variables(self):
-        if self.is_dry_run():
-            return
-
-        self.perf_variables = {
-            name: sn.make_performance_function(self.result, unit, name)
-            for name, (_, unit) in self.results.items()
-        }
-
-

@@ -55,7 +55,7 @@ def test_dd_command_line_per_mode(scripts, mode, write, read):
     assert writes[0].strip().startswith('srun ')
     assert '/knl/view/bin/dd' in writes[0]      # the partition's Spack view
     assert len(reads) == 1 and re.search(read, reads[0])
-    assert ('iogap_evict "$IOGAP_FILE"' in text) == (mode != 'direct')
+    assert ('iogap_evict "rep$rep"' in text) == (mode != 'direct')
 
 
 def test_core_spec_variant(scripts):
