@@ -55,3 +55,14 @@ def test_unknown_system_is_one_clear_line(tmp_path):
               if 'ERROR' in l]
     assert len(errors) == 1 and "'nosuch'" in errors[0]
     assert 'Traceback' not in run.stdout + run.proc.stderr
+
+
+def test_cori_ratio_checks_list_their_dependencies(tmp_path):
+    run = run_reframe(tmp_path, '--system', 'cori', '-n',
+                      'RatioCheck.*knl_over_haswell_dsync_write_bw_dram', '-l')
+    listing = run.stdout.split('[List of matched checks]')[1]
+    lines = listing.splitlines()
+    assert lines[1].startswith('- RatioCheck %ratio=knl_over_haswell_dsync')
+    deps = [l.strip() for l in lines if l.startswith('    ^')]
+    assert any('%memory=dram %mode=dsync' in d for d in deps)
+    assert any('%memory=default %mode=dsync' in d for d in deps)
