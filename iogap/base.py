@@ -57,10 +57,22 @@ class IogapTest(rfm.RunOnlyRegressionTest, ScratchMixin):
         command, self.tool_provider = find_tool(self, name)
         return command
 
-    def launch(self, *extra_opts):
-        '''The launcher prefix for one step, with the variants' options.'''
-        parts = [*self.job.launcher.command(self.job), *self.launch_options,
-                 *extra_opts, *self.launch_wrappers]
+    def launch(self, *extra_opts, nodes=None, tasks=None):
+        '''The launcher prefix for one step, with the variants' options.
+
+        A step of its own size (``tasks`` ranks on ``nodes`` nodes) gets the
+        launcher's own task counts and the partition's
+        extras['step_geometry_options'], for launchers (srun) that do not
+        take them from the job.'''
+        job, geometry = self.job, []
+        if tasks is not None:
+            ppn = tasks // nodes
+            job = _Step(self.job, tasks, ppn)
+            geometry = [o.format(nodes=nodes, tasks=tasks, ppn=ppn)
+                        for o in self.extra('step_geometry_options', [])]
+
+        parts = [*self.job.launcher.command(job), *geometry,
+                 *self.launch_options, *extra_opts, *self.launch_wrappers]
         return ' '.join(str(p) for p in parts if p)
 
     @run_before('run')
@@ -107,6 +119,17 @@ class IogapTest(rfm.RunOnlyRegressionTest, ScratchMixin):
 
     def stderr_path(self):
         return os.path.join(self.stagedir, sn.evaluate(self.stderr))
+
+
+class _Step:
+    '''The job as the launcher sees it for one step of its own size.'''
+
+    def __init__(self, job, num_tasks, num_tasks_per_node):
+        self._job = job
+        self.num_tasks, self.num_tasks_per_node = num_tasks, num_tasks_per_node
+
+    def __getattr__(self, name):
+        return getattr(self._job, name)
 
 
 def first_error(path, tool):

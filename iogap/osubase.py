@@ -29,17 +29,6 @@ LIBEXEC = 'libexec/osu-micro-benchmarks/mpi'
 PREFIX_ENV = 'IOGAP_OSU_PREFIX'
 
 
-class _Step:
-    '''The job as the launcher sees it for one step of ``num_tasks`` ranks.'''
-
-    def __init__(self, job, num_tasks, num_tasks_per_node):
-        self._job = job
-        self.num_tasks, self.num_tasks_per_node = num_tasks, num_tasks_per_node
-
-    def __getattr__(self, name):
-        return getattr(self._job, name)
-
-
 class OSUBase(IogapTest, CoreSpecVariant, CpuBindVariant):
     '''What every OSU family shares: lookup, commands, parsing, sanity.'''
 
@@ -126,22 +115,11 @@ class OSUBase(IogapTest, CoreSpecVariant, CpuBindVariant):
 
         return ' '.join(str(o) for o in [self.osu, *opts])
 
-    def step_launch(self, tasks, nodes):
-        '''Launcher prefix for a step of ``tasks`` ranks on ``nodes`` nodes;
-        extras['step_geometry_options'] spells the counts for launchers
-        (srun) that do not take them from the job.'''
-        ppn = tasks // nodes
-        opts = [o.format(tasks=tasks, nodes=nodes, ppn=ppn)
-                for o in self.extra('step_geometry_options', [])]
-        parts = [*self.job.launcher.command(_Step(self.job, tasks, ppn)),
-                 *opts, *self.launch_options, *self.launch_wrappers]
-        return ' '.join(str(p) for p in parts if p)
-
     @run_before('run')
     def _osu_commands(self):
         runs = ['validate', 'measure'] if self.validation else ['measure']
         for tasks, nodes in self.osu_steps():
-            launch = self.step_launch(tasks, nodes)
+            launch = self.launch(nodes=nodes, tasks=tasks)
             for run in runs:
                 self.postrun_cmds += [
                     f'echo "iogap-osu: run={run} ranks={tasks} nodes={nodes}"',

@@ -68,14 +68,7 @@ class ParallelIOTest(IogapTest, CoreSpecVariant, CpuBindVariant):
 
     def launch_step(self, nodes, ppn):
         '''Launcher prefix of one step with ``nodes`` x ``ppn`` tasks.'''
-        job, opts = self.job, self.extra('step_geometry_options', [])
-        saved = job.num_tasks, job.num_tasks_per_node
-        job.num_tasks, job.num_tasks_per_node = nodes * ppn, ppn
-        try:
-            return self.launch(*(o.format(nodes=nodes, tasks=nodes * ppn,
-                                          ppn=ppn) for o in opts))
-        finally:
-            job.num_tasks, job.num_tasks_per_node = saved
+        return self.launch(nodes=nodes, tasks=nodes * ppn)
 
     def check_run(self):
         '''Sanity core: no integrity problem, exit 0, binding as asked.'''

@@ -135,8 +135,8 @@ def test_core_spec_and_binding_shrink_the_sweep(scripts):
     assert '#SBATCH --core-spec=4' in text
     assert '#SBATCH --ntasks-per-node=64\n' in text    # 68 - 4 cores
     assert '#SBATCH --cpus-per-task=4' in text
-    assert all(l.startswith('srun --cpus-per-task=4 --cpu-bind=cores '
-                            '--nodes=') for l in steps(text))
+    assert all(l.startswith('srun --cpus-per-task=4 --nodes=') and
+               ' --cpu-bind=cores ' in l for l in steps(text))
     assert '--ntasks-per-node=68' not in text
 
 
