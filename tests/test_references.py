@@ -120,3 +120,25 @@ def test_variant_names_fill_defaults():
         registry.variant_name(family, {'mode': 'buffered', 'core_spec': 0,
                                        'cpu_bind': 'default',
                                        'memory': 'default'})
+
+
+class _Ran:
+    '''A dependency as the ratio engine sees it once it has run.'''
+
+    class current_system:
+        name = 'x'
+
+    display_name = 'DDSingleStream %mode=dsync'
+
+    def __init__(self, perfvalues):
+        self.perfvalues = perfvalues
+
+
+def test_ratio_side_missing_its_value_is_a_clear_failure():
+    from iogap.ratios import measured
+    side = {'partition': 'knl', 'var': 'write_bw'}
+    assert measured(_Ran({'x:knl:write_bw': (31.0, 0, 0, 0, 'MB/s')}),
+                    side) == 31.0
+    for values in ({}, {'x:knl:write_bw': (None, 0, 0, 0, 'MB/s')}):
+        with pytest.raises(SanityError, match='on knl reported no write_bw'):
+            measured(_Ran(values), side)
