@@ -12,6 +12,7 @@ import re
 from reframe.core.builtins import parameter, run_after, run_before, variable
 from reframe.core.exceptions import SanityError, SkipTestError
 
+from iogap import steps
 from iogap.base import IogapTest
 from iogap.errors import IogapError
 from iogap.pagecache import PageCacheEviction
@@ -26,8 +27,8 @@ MODE_FLAGS = {
     'direct': ('oflag=direct', 'iflag=direct'),
 }
 
-_LABEL = re.compile(r'^iogap-op: (\w+)((?: \w+=\S+)*)$')
-_RECORD = re.compile(r'^(\d+) bytes\b.*\bcopied, ([0-9.]+(?:e[-+]?\d+)?) s\b')
+_RECORD = re.compile(r'^(\d+) bytes\b.*\bcopied, ([0-9.]+(?:e[-+]?\d+)?) s\b',
+                     re.M)
 
 _SIZE_SUFFIX = {'': 1, 'c': 1, 'w': 2, 'b': 512, 'K': 1024, 'k': 1024,
                 'M': 2**20, 'G': 2**30, 'kB': 1000, 'MB': 10**6, 'GB': 10**9}
@@ -46,20 +47,12 @@ def block_bytes(size):
 def parse(text):
     '''Records ``{'op', 'bytes', 'seconds', **labels}`` from dd's stderr.
 
-    Each dd run is preceded by an ``iogap-op:`` label naming the operation,
-    so a missing or failed run cannot be mistaken for another one.
+    Each dd run is a labelled step (:mod:`iogap.steps`) naming the
+    operation, so a missing or failed run cannot pass for another one.
     '''
-    records, label = [], None
-    for line in text.splitlines():
-        if m := _LABEL.match(line):
-            label = {'op': m.group(1)}
-            label.update(kv.split('=', 1) for kv in m.group(2).split())
-        elif (m := _RECORD.match(line)) and label is not None:
-            records.append({**label, 'bytes': int(m.group(1)),
-                            'seconds': float(m.group(2))})
-            label = None
-
-    return records
+    return [{**labels, 'bytes': int(m.group(1)), 'seconds': float(m.group(2))}
+            for labels, section in steps.sections(text)
+            if (m := _RECORD.search(section))]
 
 
 def bandwidth(record):

@@ -13,7 +13,7 @@ from reframe.core.builtins import (parameter, performance_function,
                                    run_after, run_before, sanity_function)
 from reframe.core.exceptions import SanityError, SkipTestError
 
-from iogap import references, registry, stats
+from iogap import references, registry, stats, steps
 from iogap.dd import MODE_FLAGS, DDBase, bandwidth
 from iogap.errors import IogapError
 
@@ -45,7 +45,8 @@ class DDFrequencySweep(DDBase):
             f'for freq in {" ".join(str(f) for f in self.freqs)}; do',
             f'  for rep in $(seq 1 {self.repetitions}); do',
             '    rm -f "$IOGAP_FILE"',
-            '    echo "iogap-op: write freq=$freq rep=$rep" >&2',
+            '    ' + steps.label('stderr', op='write', freq='$freq',
+                             rep='$rep'),
             f'    {self.dd_write("--cpu-freq=$freq")}',
             '  done',
             'done',

@@ -4,7 +4,7 @@ import statistics
 
 from reframe.core.builtins import run_before, sanity_function
 
-from iogap import stats
+from iogap import stats, steps
 from iogap.dd import DDBase, op_values
 
 _STATS = {'min': 'MB/s', 'max': 'MB/s', 'cv': '%'}
@@ -27,13 +27,13 @@ class DDSingleStream(DDBase):
                  f'for rep in $(seq 1 {self.repetitions}); do',
                  # Each write starts clean: no dirty pages of the last one
                  '  rm -f "$IOGAP_FILE"; sync',
-                 '  echo "iogap-op: write rep=$rep" >&2',
+                 '  ' + steps.label('stderr', op='write', rep='$rep'),
                  f'  {self.dd_write()}']
         if self.mode != 'direct':
             lines += ['  iogap_evict "rep$rep"']
 
         lines += ['  for pass in 1 2 3; do',
-                  '    echo "iogap-op: read$pass rep=$rep" >&2',
+                  '    ' + steps.label('stderr', op='read$pass', rep='$rep'),
                   f'    {self.dd_read()}',
                   '  done',
                   'done']

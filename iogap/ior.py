@@ -17,7 +17,7 @@ from reframe.core.builtins import (parameter, run_after, run_before,
                                    sanity_function, variable)
 from reframe.core.exceptions import SkipTestError
 
-from iogap import iorparse
+from iogap import iorparse, steps
 from iogap.base import require_feature
 from iogap.pagecache import PageCacheEviction
 from iogap.sweep import ParallelIOTest
@@ -118,12 +118,12 @@ class IORBase(ParallelIOTest, LustreStripeVariant, PageCacheEviction):
             summary = f'-O summaryFormat=JSON -O summaryFile=ior_{key}'
             fsync = ['-e'] if self.mode == 'fsync' else []
             self.postrun_cmds += [
-                f'echo "iogap-step: write_{key}"',
+                steps.label(step=f'write_{key}'),
                 self.ior_command(nodes, ppn, flags, '-w -W -k', *fsync,
                                  f'-G {seed} -i {self.repetitions}',
                                  f'{summary}_write.json'),
                 *([f'iogap_evict {key}'] if evicting else []),
-                f'echo "iogap-step: read_{key}"',
+                steps.label(step=f'read_{key}'),
                 self.ior_command(nodes, ppn, flags, '-r -R -C -k',
                                  f'-G {seed} -i {READ_PASSES}',
                                  f'{summary}_read.json'),

@@ -4,7 +4,7 @@ IOR writes its JSON summary to a file of its own (``-O summaryFile``)
 because warnings and hint dumps land in the middle of stdout. Its exit code
 is twice the number of bad transfers modulo 256, so 128 errors exit 0: the
 verification warnings on stdout are the authority, not the exit code.
-Each measured step is preceded on stdout by an ``iogap-step:`` label, so a
+Each measured step is preceded on stdout by a step label (iogap.steps), so a
 problem is reported with the step it belongs to.
 '''
 
@@ -13,11 +13,11 @@ import re
 
 from reframe.core.exceptions import SanityError
 
+from iogap import steps
 from iogap.errors import IogapError
 
 _SIZE = re.compile(r'(\d+)([kmgt]?)', re.I)
 _UNITS = {'': 1, 'k': 2**10, 'm': 2**20, 'g': 2**30, 't': 2**40}
-_STEP = re.compile(r'^iogap-step: (\S+)')
 
 #: Lines that mean data was lost, corrupted or not moved: always fatal
 PROBLEM = re.compile(
@@ -56,14 +56,9 @@ def check_sizes(block, transfer, direct):
 
 def problems(text):
     '''``[(step, line)]`` for every fatal line of IOR/mdtest stdout.'''
-    found, step = [], 'before the first step'
-    for line in text.splitlines():
-        if m := _STEP.match(line):
-            step = m.group(1)
-        elif PROBLEM.match(line):
-            found.append((step, line.strip()))
-
-    return found
+    return [(labels.get('step', 'before the first step'), m.group(0).strip())
+            for labels, section in steps.sections(text, preamble=True)
+            for m in PROBLEM.finditer(section)]
 
 
 def load_summary(path, name):
@@ -118,25 +113,23 @@ def phase(doc, access, name, tasks, iterations, nbytes):
 def mdtest_runs(text):
     '''``{step: {'tasks': N, 'iterations': N, op: mean rate}}`` from mdtest
     stdout; a step without a complete SUMMARY table has no rates.'''
-    runs, step, in_rates = {}, None, False
-    for line in text.splitlines():
-        if m := _STEP.match(line):
-            step, in_rates = m.group(1), False
-            runs[step] = {}
-        elif step is None:
-            continue
-        elif m := re.match(r'^mdtest-\S+ was launched with (\d+) total', line):
-            runs[step]['tasks'] = int(m.group(1))
-        elif line.startswith('SUMMARY'):
-            # Only the rate table: -P adds a time table with the same rows
-            m = re.match(r'^SUMMARY rate: \(of (\d+) iterations\)', line)
-            in_rates = bool(m)
-            if m:
-                runs[step]['iterations'] = int(m.group(1))
-        elif in_rates:
-            for op, row in MDTEST_OPS.items():
-                if m := re.match(rf'^\s*{row}\s+(\S+)\s+(\S+)\s+(\S+)\s+\S+$',
-                                 line):
-                    runs[step][op] = float(m.group(3))
+    runs = {}
+    for labels, section in steps.sections(text):
+        run, in_rates = runs.setdefault(labels['step'], {}), False
+        for line in section.splitlines():
+            if m := re.match(r'^mdtest-\S+ was launched with (\d+) total',
+                             line):
+                run['tasks'] = int(m.group(1))
+            elif line.startswith('SUMMARY'):
+                # Only the rate table: -P adds a time table with the same rows
+                m = re.match(r'^SUMMARY rate: \(of (\d+) iterations\)', line)
+                in_rates = bool(m)
+                if m:
+                    run['iterations'] = int(m.group(1))
+            elif in_rates:
+                for op, row in MDTEST_OPS.items():
+                    if m := re.match(rf'^\s*{row}\s+(\S+)\s+(\S+)\s+(\S+)'
+                                     r'\s+\S+$', line):
+                        run[op] = float(m.group(3))
 
     return runs

@@ -11,7 +11,7 @@ from reframe.core.builtins import (parameter, run_after, run_before,
                                    sanity_function, variable)
 from reframe.core.exceptions import SanityError
 
-from iogap import iorparse
+from iogap import iorparse, steps
 from iogap.sweep import ParallelIOTest
 
 
@@ -61,7 +61,7 @@ class MDTestBench(ParallelIOTest):
 
         for key, nodes, ppn in self.cases():
             self.postrun_cmds += [
-                f'echo "iogap-step: mdtest_{key}"',
+                steps.label(step=f'mdtest_{key}'),
                 f'{self.launch_step(nodes, ppn)} {self.mdtest} '
                 f'-d "$IOGAP_DIR/md_{key}" {" ".join(opts)}',
             ]

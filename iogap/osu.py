@@ -11,7 +11,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, run_after, variable
 from reframe.core.exceptions import SanityError, SkipTestError
 
-from iogap import osuplace
+from iogap import placement
 from iogap.base import require_feature
 from iogap.osubase import OSUBase
 
@@ -70,7 +70,7 @@ class OSUPointToPoint(OSUBase):
         sockets = {'same_socket': 'same',
                    'cross_socket': 'cross'}.get(self.placement)
         single = (self.current_partition.processor.num_sockets or 1) == 1
-        return osuplace.check(ranks, 2, self.num_nodes, sockets, single)
+        return placement.check(ranks, 2, self.num_nodes, sockets, single)
 
 
 class OSULatency(OSUPointToPoint):
@@ -155,7 +155,7 @@ class OSUCollective(OSUBase):
         return [(n * self.num_nodes, self.num_nodes) for n in self.sweep]
 
     def check_placement(self, ranks):
-        return osuplace.check(ranks, self.num_tasks, self.num_nodes)
+        return placement.check(ranks, self.num_tasks, self.num_nodes)
 
     def figures(self, tables):
         figures = {}

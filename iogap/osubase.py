@@ -16,7 +16,7 @@ from reframe.core.builtins import (run_after, run_before, sanity_function,
                                    variable)
 from reframe.core.exceptions import SanityError, SkipTestError
 
-from iogap import osuparse, osuplace
+from iogap import osuparse, steps
 from iogap.base import IogapTest, require_feature
 from iogap.errors import IogapError
 from iogap.provider import find_tool
@@ -84,7 +84,6 @@ class OSUBase(IogapTest, CoreSpecVariant, CpuBindVariant):
         self.report_sizes = [s for s in self.report_sizes
                              if s <= self.max_size]
         self.osu = self._find_osu()
-        self.executable, self.executable_opts = osuplace.probe_command()
 
     def _find_osu(self):
         prefix = os.environ.get(PREFIX_ENV) or self.extra('osu_prefix')
@@ -122,7 +121,7 @@ class OSUBase(IogapTest, CoreSpecVariant, CpuBindVariant):
             launch = self.launch(nodes=nodes, tasks=tasks)
             for run in runs:
                 self.postrun_cmds += [
-                    f'echo "iogap-osu: run={run} ranks={tasks} nodes={nodes}"',
+                    steps.label(run=run, ranks=tasks, nodes=nodes),
                     f'{launch} {self.osu_command(run == "validate")}'
                 ]
 
@@ -159,7 +158,7 @@ class OSUBase(IogapTest, CoreSpecVariant, CpuBindVariant):
             osuparse.check_validation(section, self.what(labels))
 
         self.check_exit(runs)
-        ranks = osuplace.parse(text)
+        ranks = self.task_placement()
         self.note(f'ranks={self.check_placement(ranks)}')
         self.check_binding([r['cpus'] for r in ranks])
         expected = [(r, str(t), str(n)) for t, n in self.osu_steps()

@@ -7,7 +7,7 @@ or after it. Any other line is noise (MPI warnings, ORTE_ERROR_LOG, help
 aggregation) unless it fits the table: a row whose fields do not match the
 header, or a figure without its decimals, is dropped, so a row broken by an
 interleaved warning shows up as a missing size, never as a wrong number.
-Each run in a job is preceded by an ``iogap-osu:`` label, so a missing run
+Each run in a job is preceded by a step label (iogap.steps), so a missing run
 cannot be mistaken for another.
 '''
 
@@ -15,7 +15,8 @@ import re
 
 from reframe.core.exceptions import SanityError
 
-_LABEL = re.compile(r'^iogap-osu:((?: \w+=\S+)+)\s*$')
+from iogap import steps
+
 _TITLE = re.compile(r'^# (OSU .*?)\s+v(\d+(?:\.\d+)*)\s*$')
 _DATATYPE = re.compile(r'^# Datatype: (\S+?)\.?\s*$')
 # OSU prints figures with a fixed number of decimals and counts as integers:
@@ -97,16 +98,8 @@ def parse_tables(text):
 
 
 def parse_runs(text):
-    '''``[(labels, section text)]`` for every ``iogap-osu:`` labelled run.'''
-    runs = []
-    for line in text.splitlines(keepends=True):
-        if m := _LABEL.match(line):
-            runs.append((dict(kv.split('=', 1) for kv in m.group(1).split()),
-                         []))
-        elif runs:
-            runs[-1][1].append(line)
-
-    return [(labels, ''.join(lines)) for labels, lines in runs]
+    '''``[(labels, section text)]`` for every labelled run.'''
+    return steps.sections(text)
 
 
 def checked_table(text, what, max_size, validated):

@@ -13,7 +13,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, variable
 from reframe.core.exceptions import SanityError
 
-from iogap import iorparse
+from iogap import iorparse, placement
 from iogap.base import IogapTest, require_feature
 from iogap.errors import IogapError
 from iogap.variants import CoreSpecVariant, CpuBindVariant
@@ -82,6 +82,9 @@ class ParallelIOTest(IogapTest, CoreSpecVariant, CpuBindVariant):
                               f'{bad[0][1]}{more}')
 
         self.assert_exit_ok(self.TOOL)
+        # The allocation really spans the largest point's nodes
+        nodes, _ = self.sweep()
+        placement.check(self.task_placement(), self.num_tasks, max(nodes))
         cpus = str(self.check_binding()).split()
         self.note(f'cpus={" ".join(cpus[:4])}{" ..." * (len(cpus) > 4)}')
         return text

@@ -103,4 +103,9 @@ class ToolStack(rfm.CompileOnlyRegressionTest):
             return sn.assert_true(os.path.isdir(f'{self.view}/bin'),
                                   msg=f'the Spack build left no {self.view}')
 
-        return sn.assert_found(r'^provider: ', self.build_stdout)
+        # The record names the provider and where every tool resolved
+        lines = [sn.assert_found(rf'^provider: {self.provider}$',
+                                 self.build_stdout)]
+        lines += [sn.assert_found(rf'^{t}: (/\S+|missing)$', self.build_stdout)
+                  for t in TOOLS]
+        return sn.all(lines)

@@ -17,12 +17,10 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, run_after, run_before, variable
 from reframe.core.exceptions import SanityError
 
-from iogap import iorparse
+from iogap import iorparse, placement
 from iogap.base import require_feature
 from iogap.errors import IogapError
 
-#: Command launched as the job's main step to report the task's affinity
-AFFINITY_PROBE = ('grep', ['Cpus_allowed_list', '/proc/self/status'])
 
 
 class CoreSpecVariant(rfm.RegressionTestPlugin):
@@ -55,13 +53,19 @@ class CpuBindVariant(rfm.RegressionTestPlugin):
         if self.cpu_bind == 'cores':
             require_feature(self, 'cpubind')
 
+    def task_placement(self):
+        '''Every task of the main step: rank, host, CPUs, sockets.'''
+        with open(os.path.join(self.stagedir, self.job.stdout)) as fp:
+            return placement.parse(fp.read())
+
     def cpus_per_task(self):
         threads = self.current_partition.processor.num_cpus_per_core or 1
         return self.cores_per_task * threads
 
     @run_after('setup')
     def _cpu_bind_options(self):
-        self.executable, self.executable_opts = AFFINITY_PROBE
+        # The job's main step reports where every task ran
+        self.executable, self.executable_opts = placement.probe_command()
         if self.cpu_bind == 'cores':
             options = self.bind_options
             if options is None:
@@ -75,15 +79,11 @@ class CpuBindVariant(rfm.RegressionTestPlugin):
     def check_binding(self, masks=None):
         '''Sanity: every task asked to bind must have run on its cores only.
 
-        ``masks`` are the tasks' CPU lists; by default the
-        ``Cpus_allowed_list`` lines the affinity probe printed. Returns them,
-        space-separated.
+        ``masks`` are the tasks' CPU lists; by default those the placement
+        probe printed. Returns them, space-separated.
         '''
         if masks is None:
-            path = os.path.join(self.stagedir, self.job.stdout)
-            with open(path) as fp:
-                masks = re.findall(r'^Cpus_allowed_list:\s*(\S+)', fp.read(),
-                                   re.M)
+            masks = [r["cpus"] for r in self.task_placement()]
 
         if not masks:
             raise SanityError('the job printed no affinity report')

@@ -38,7 +38,7 @@ def test_slurm_directives(scripts, part):
     assert f'#SBATCH -C {part}' in text
     assert '#SBATCH --ntasks=1' in text and '#SBATCH --exclusive' in text
     assert re.search(r'^#SBATCH --qos=\S+', text, re.M)
-    assert 'srun grep Cpus_allowed_list /proc/self/status' in text
+    assert re.search(r'^srun sh -c .*iogap-rank: rank=', text, re.M)
 
 
 @pytest.mark.parametrize('mode,write,read', [

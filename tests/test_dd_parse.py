@@ -22,14 +22,14 @@ def test_parse_real_runs(data, mode):
 
 
 def test_bandwidth_uses_bytes_and_seconds_not_the_rate_string():
-    text = ('iogap-op: write rep=1\n'
+    text = ('iogap-step: op=write rep=1\n'
             '134217728 bytes (134 MB, 128 MiB) copied, 0.766184 s, 175 MB/s')
     [record] = dd.parse(text)
     assert dd.bandwidth(record) == pytest.approx(134217728 / 0.766184 / 1e6)
 
 
 def test_old_coreutils_format_and_exponent_seconds():
-    text = ('iogap-op: read1 rep=1\n'
+    text = ('iogap-step: op=read1 rep=1\n'
             '4096 bytes (4.1 kB) copied, 3.7e-05 s, 111 MB/s\n')
     [record] = dd.parse(text)
     assert record['seconds'] == pytest.approx(3.7e-05)
@@ -37,7 +37,7 @@ def test_old_coreutils_format_and_exponent_seconds():
 
 def test_unlabelled_and_failed_runs_are_not_counted(data):
     # A failed dd (disk full) prints a record of 0 bytes after its error
-    text = 'iogap-op: write rep=1\n' + read(data, 'enospc.stderr')
+    text = 'iogap-step: op=write rep=1\n' + read(data, 'enospc.stderr')
     [record] = dd.parse(text)
     assert record['bytes'] == 0
     assert dd.parse('1048576 bytes (1.0 MB) copied, 0.1 s, 10 MB/s') == []

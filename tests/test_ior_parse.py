@@ -18,7 +18,7 @@ def read(data, name):
 
 def labelled(data, *steps):
     '''Captured outputs as one job's stdout, each after its step label.'''
-    return ''.join(f'iogap-step: {step}\n{read(data, name)}'
+    return ''.join(f'iogap-step: step={step}\n{read(data, name)}'
                    for step, name in steps)
 
 
@@ -138,7 +138,7 @@ def test_mdtest_summary_rates(data):
 def test_truncated_mdtest_has_no_rates(data):
     text = read(data, 'mdtest_files_shared_dir.txt')
     cut = text[:text.index('   File stat')]
-    run = iorparse.mdtest_runs('iogap-step: mdtest_n1_p2\n' + cut)
+    run = iorparse.mdtest_runs('iogap-step: step=mdtest_n1_p2\n' + cut)
     assert 'create' in run['mdtest_n1_p2']
     assert 'stat' not in run['mdtest_n1_p2']
 

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 from reframe.core.exceptions import SanityError, SkipTestError
 
-from iogap import osuparse, osuplace
+from iogap import osuparse, placement
 from iogap.provider import find_tool
 from iogap.variants import CpuBindVariant
 
@@ -130,9 +130,9 @@ def test_no_table_several_tables_or_no_validation_column_fail(data):
 
 def test_job_output_splits_into_labelled_runs(data):
     job = ('iogap-rank: rank=0 host=n1 cpus=0 sockets=0\n'
-           'iogap-osu: run=validate ranks=2 nodes=1\n'
+           'iogap-step: run=validate ranks=2 nodes=1\n'
            + text(data, 'osu7_latency_m0-4096_i100_x10_validate.txt') +
-           'iogap-osu: run=measure ranks=2 nodes=1\n'
+           'iogap-step: run=measure ranks=2 nodes=1\n'
            + text(data, 'osu7_latency_m0-4096_i100_x10.txt'))
     runs = osuparse.parse_runs(job)
     assert [labels['run'] for labels, _ in runs] == ['validate', 'measure']
@@ -150,7 +150,7 @@ def test_stderr_error_quotes_the_telling_line(data, name, line):
 
 
 def ranks(*specs):
-    return osuplace.parse(''.join(
+    return placement.parse(''.join(
         f'iogap-rank: rank={r} host={h} cpus={c} sockets={s}\n'
         for r, h, c, s in specs))
 
@@ -158,32 +158,32 @@ def ranks(*specs):
 def test_placement_probe_lines_and_checks():
     same = ranks((1, 'n1', '1', '0'), (0, 'n1', '0', '0'))
     assert [r['rank'] for r in same] == [0, 1]
-    assert osuplace.check(same, 2, 1, 'same') == '0@n1:0 1@n1:1'
+    assert placement.check(same, 2, 1, 'same') == '0@n1:0 1@n1:1'
     cross = ranks((0, 'n1', '0-15', '0'), (1, 'n1', '16-31', '1'))
-    osuplace.check(cross, 2, 1, 'cross')
-    osuplace.check(ranks((0, 'a', '0', '0'), (1, 'b', '0', '0')), 2, 2)
+    placement.check(cross, 2, 1, 'cross')
+    placement.check(ranks((0, 'a', '0', '0'), (1, 'b', '0', '0')), 2, 2)
 
     with pytest.raises(SanityError, match='meant to run on one node but ran '
                        r'on 2 \(a, b\)'):
-        osuplace.check(ranks((0, 'a', '0', '0'), (1, 'b', '0', '0')), 2, 1)
+        placement.check(ranks((0, 'a', '0', '0'), (1, 'b', '0', '0')), 2, 1)
     with pytest.raises(SanityError, match='meant to run on 2 nodes but ran '
                        'on 1'):
-        osuplace.check(same, 2, 2)
+        placement.check(same, 2, 2)
     with pytest.raises(SanityError, match='asked for ranks on cross socket'):
-        osuplace.check(same, 2, 1, 'cross')
+        placement.check(same, 2, 1, 'cross')
     unpinned = ranks((0, 'n1', '0-31', '0,1'), (1, 'n1', '0-31', '0,1'))
     with pytest.raises(SanityError, match='rank 0 may run on CPUs 0-31 '
                        r'\(sockets 0,1\): it is not pinned'):
-        osuplace.check(unpinned, 2, 1, 'same')
+        placement.check(unpinned, 2, 1, 'same')
     with pytest.raises(SanityError, match='reported 1 ranks, expected 2'):
-        osuplace.check(same[:1], 2, 1)
+        placement.check(same[:1], 2, 1)
     with pytest.raises(SanityError, match='unevenly'):
-        osuplace.check(ranks((0, 'a', '0', '0'), (1, 'a', '1', '0'),
+        placement.check(ranks((0, 'a', '0', '0'), (1, 'a', '1', '0'),
                              (2, 'b', '0', '0')), 3, 2)
 
     # One socket per node: the pair is on the same socket whatever the mask
     unknown = ranks((0, 'n1', '0-1', '?'), (1, 'n1', '0-1', '?'))
-    osuplace.check(unknown, 2, 1, 'same', one_socket_node=True)
+    placement.check(unknown, 2, 1, 'same', one_socket_node=True)
 
 
 def binder(cpu_bind, num_cpus=64, cpus_per_task=2):
