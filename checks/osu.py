@@ -2,29 +2,29 @@
 
 import reframe as rfm
 
-from iogap import osu
+from iogap.osu import collective, pt2pt
 
 
 @rfm.simple_test
-class OSULatency(osu.OSULatency):
+class OSULatency(pt2pt.OSULatency):
     pass
 
 
 @rfm.simple_test
-class OSUBandwidth(osu.OSUBandwidth):
+class OSUBandwidth(pt2pt.OSUBandwidth):
     pass
 
 
 @rfm.simple_test
-class OSUBiBandwidth(osu.OSUBiBandwidth):
+class OSUBiBandwidth(pt2pt.OSUBiBandwidth):
     pass
 
 
 @rfm.simple_test
-class OSUAlltoall(osu.OSUAlltoall):
+class OSUAlltoall(collective.OSUAlltoall):
     pass
 
 
 @rfm.simple_test
-class OSUAllreduce(osu.OSUAllreduce):
+class OSUAllreduce(collective.OSUAllreduce):
     pass

@@ -1,0 +1,1 @@
+'''What every family shares: base test, variants, steps, scratch, figures.'''

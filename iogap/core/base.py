@@ -1,0 +1,208 @@
+'''The base every measuring test builds on: scratch, tools, launch, figures.
+
+A measuring test only measures: its figures become performance variables
+with no reference of their own. Judging them (absolute bounds, ratios,
+fits) is the job of :mod:`iogap.judge`, so that no failure hides another
+figure.
+'''
+
+import os
+import re
+import shutil
+import signal
+
+import reframe as rfm
+import reframe.core.runtime as rt
+import reframe.utility.sanity as sn
+from reframe.core.builtins import (fixture, run_after, run_before,
+                                   variable)
+from reframe.core.exceptions import SanityError
+
+from iogap import profile
+from iogap.core import scratch, steps
+from iogap.errors import ScratchError
+from iogap.tools.provider import find_tool
+from iogap.tools.toolstack import ToolStack
+
+
+def feature(name, when=None):
+    '''A constraint: the partition needs feature ``name`` (for the cases
+    where ``when(params)`` holds, or always).'''
+    return lambda params, part: (when is not None and not when(params)) or \
+        name in part.features
+
+
+def constraints(cls):
+    '''Every constraint ``cls`` and its bases declare.'''
+    found = []
+    for klass in reversed(cls.__mro__):
+        found += [c for c in klass.__dict__.get('CONSTRAINTS', ())
+                  if c not in found]
+
+    return found
+
+
+def case_params(test):
+    return {n: getattr(test, n) for n in type(test).param_space.params
+            if not n.startswith('.')}
+
+
+def runs_on(cls, params, part):
+    '''Whether the case of ``cls`` with ``params`` (all of them) is
+    generated on ``part`` (an :class:`iogap.profile.Part`).'''
+    return all(fn(params, part) for fn in constraints(cls))
+
+
+class IogapTest(rfm.RunOnlyRegressionTest):
+    '''Undecorated base: site data comes from the partition's extras.
+
+    Which partitions a case runs on is declared, not generated and then
+    skipped: each family and variant lists ``CONSTRAINTS``, predicates over
+    the case's parameters and a partition (its features, extras, cores),
+    and a case is generated only where all of them hold.'''
+
+    valid_systems = ['*']
+    valid_prog_environs = ['+tools']
+    CONSTRAINTS = ()
+
+    # I/O figures are meaningless on a node shared with other jobs
+    exclusive_access = True
+
+    #: The partition's tools: built with Spack or found, once per partition
+    #: and environment
+    tools = fixture(ToolStack, scope='environment')
+
+    #: Where the measured tool came from (Spack view or PATH); logged
+    tool_provider = variable(str, value='', loggable=True)
+
+    #: How the figures were obtained (cache eviction, binding...); logged
+    method = variable(str, value='', loggable=True)
+
+    #: Bytes the test writes at most; checked against free space
+    scratch_bytes = variable(int, value=0, loggable=False)
+
+    #: Figures of the last run: ``{name: (value, unit)}``
+    results = variable(dict, value={}, loggable=False)
+
+    @run_after('init')
+    def _declared_partitions(self):
+        params = case_params(self)
+        self.valid_systems = [
+            p.fullname for p in rt.runtime().system.partitions
+            if runs_on(type(self), params, profile.Part.of(p))]
+
+    def note(self, text):
+        '''Add to :attr:`method`, which every perflog line carries.'''
+        self.method = f'{self.method}; {text}' if self.method else text
+
+    def extra(self, key):
+        return self.current_partition.extras[key]
+
+    def tool(self, name, **kwargs):
+        '''Resolve ``name`` through the provider and log where it came from.'''
+        command, self.tool_provider = find_tool(self, name, **kwargs)
+        return command
+
+    @property
+    def is_local(self):
+        return self.current_partition.scheduler.registered_name == 'local'
+
+    @run_after('setup')
+    def _scratch_usable(self):
+        # Before any family decides on modes: an unusable root fails all
+        root = self.extra('scratch_root')
+        scratch.check_rules(root)
+        if self.is_local:
+            why = scratch.problem(root)
+            if why:
+                raise ScratchError(why)
+
+    @run_before('run')
+    def _scratch_guard(self):
+        root = self.extra('scratch_root')
+        if self.is_local and self.scratch_bytes:
+            scratch.check_free_space(root, self.scratch_bytes)
+
+        tag = re.sub(r'[^A-Za-z0-9_-]', '_', self.unique_name)
+        shutil.copy(steps.JOB_SH, self.stagedir)
+        self.prerun_cmds = [steps.source()] + scratch.job_guard(
+            root, tag, watch_pid=os.getpid() if self.is_local else None,
+            io_lock=self.is_local) + self.prerun_cmds
+
+    @run_after('run')
+    def _scratch_cleanup(self):
+        '''Remove what a killed job (no trap ran) left behind.'''
+        if self.is_dry_run():
+            return
+
+        root = os.path.realpath(self.extra('scratch_root'))
+        for path in scratch.scratch_dirs(self.read('stdout')):
+            real = os.path.realpath(path)
+            if (os.path.dirname(real) == root and os.path.basename(
+                    real).startswith(scratch.DIR_PREFIX)):
+                shutil.rmtree(real, ignore_errors=True)
+
+    def read(self, stream):
+        '''The text of the job's ``stdout``, ``stderr`` or a stage file.'''
+        name = {'stdout': self.stdout, 'stderr': self.stderr}.get(stream,
+                                                                   stream)
+        path = os.path.join(self.stagedir, sn.evaluate(name))
+        try:
+            with open(path, errors='replace') as fp:
+                return fp.read()
+        except FileNotFoundError:
+            return ''
+
+    def assert_exit_ok(self, tool):
+        '''Sanity: the job exited 0; otherwise say how it ended and quote
+        the first error line the tool or the guard printed.'''
+        code = self.job.exitcode
+        if code != 0:
+            raise SanityError(f'{tool} {exit_status(code)}: '
+                              f'{first_error(self.read("stderr"), tool)}')
+
+    def report(self, figures):
+        '''Sanity's last step: ``figures`` (``{name: (value, unit)}``)
+        become the test's performance variables.'''
+        self.results = figures
+        return True
+
+    @run_before('performance')
+    def _figures_as_performance(self):
+        if not self.is_dry_run():
+            self.perf_variables = {
+                name: sn.make_performance_function(
+                    lambda n=name: self.results[n][0], unit)
+                for name, (_, unit) in self.results.items()
+            }
+
+
+def exit_status(code):
+    '''How a job or step ended, in words: ``killed by SIGKILL`` etc.'''
+    if code is None:
+        return 'ended with no exit status (killed, or lost by the scheduler)'
+    try:
+        if code < 0:
+            return f'was killed by {signal.Signals(-code).name}'
+        if code > 128:
+            # The shell's status for a child a signal killed
+            return (f'exited with code {code}, the status of a process '
+                    f'killed by {signal.Signals(code - 128).name}')
+    except ValueError:
+        pass
+
+    return f'failed with exit code {code}'
+
+
+def first_error(text, tool):
+    '''The first line of ``text`` from ``tool``, iogap or the launcher that
+    reads as an error.'''
+    error = re.compile(rf'^({re.escape(tool)}|iogap):|: line \d+: |'
+                       r'\b(error|Error|ERROR|failed|denied|Killed|'
+                       r'No such file|not found|No space|Invalid argument|'
+                       r'CANCELLED|TIME LIMIT)\b')
+    for line in text.splitlines():
+        if error.search(line):
+            return line.strip()
+
+    return 'no error message on stderr'

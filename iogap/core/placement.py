@@ -1,0 +1,113 @@
+'''Where tasks really ran: a task-side probe and the checks on it.
+
+The probe is a step of its own, launched exactly like the measured step (or,
+for dd, the first thing the measured process does). Every task prints its
+rank, node, CPU list and the sockets of those CPUs (from sysfs), so "same
+socket", "cross socket", "inter-node" and binding are verified, not assumed.
+The job script itself prints the CPUs the job was given (core
+specialization leaves some out).
+'''
+
+import re
+import shlex
+
+from reframe.core.exceptions import SanityError
+
+#: Shell run by every rank; rank ids from Open MPI, PMIx, MPICH/Hydra, Slurm
+PROBE = (
+    'c=$(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status); '
+    'f=; for r in $(echo "$c" | tr , " "); do i=${r%-*}; '
+    'while [ "$i" -le "${r#*-}" ]; do '
+    'f="$f /sys/devices/system/cpu/cpu$i/topology/physical_package_id"; '
+    'i=$((i+1)); done; done; '
+    's=$(cat $f 2>/dev/null | sort -un | paste -sd, -); '
+    'echo "iogap-rank: rank=${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${PMI_RANK:-'
+    '${SLURM_PROCID:-?}}}} host=$(uname -n) cpus=$c sockets=${s:-?}"'
+)
+
+_RANK = re.compile(r'^iogap-rank: rank=(\S+) host=(\S+) cpus=(\S+) '
+                   r'sockets=(\S+)\s*$', re.M)
+
+
+#: Printed by the job script itself: the CPUs the whole job may use
+JOB_CPUS = ('echo "iogap-job: cpus=$(sed -n "s/^Cpus_allowed_list:[[:space:]]'
+            '*//p" /proc/self/status)"')
+
+_JOB = re.compile(r'^iogap-job: cpus=(\S+)\s*$', re.M)
+
+
+def probe_step(launch):
+    '''The shell line that runs the probe as a step launched by ``launch``.'''
+    return f'{launch} sh -c {shlex.quote(PROBE)}'
+
+
+def job_cpus(text):
+    '''The job's own CPU list, as :data:`JOB_CPUS` printed it.'''
+    m = _JOB.search(text)
+    return m.group(1) if m else None
+
+
+def cpu_count(cpulist):
+    '''Number of CPUs in a kernel cpu list such as ``0-3,8,10-11``.'''
+    count = 0
+    for part in cpulist.split(','):
+        lo, _, hi = part.partition('-')
+        count += int(hi or lo) - int(lo) + 1
+
+    return count
+
+
+def parse(text):
+    '''``[{'rank', 'host', 'cpus', 'sockets'}]`` ordered by rank.'''
+    ranks = [dict(rank=int(r) if r.isdigit() else r, host=h, cpus=c,
+                  sockets=set() if s == '?' else set(s.split(',')))
+             for r, h, c, s in _RANK.findall(text)]
+    return sorted(ranks, key=lambda r: str(r['rank']).zfill(8))
+
+
+def check(ranks, num_tasks, num_nodes, sockets=None, one_socket_node=False):
+    '''Sanity: ``num_tasks`` ranks reported, on ``num_nodes`` distinct nodes
+    (each node holding the same number of ranks); with ``sockets`` of
+    ``'same'`` or ``'cross'``, ranks 0 and 1 pinned to one socket each, the
+    same one or two different ones. Returns a short placement summary.'''
+    if len(ranks) != num_tasks:
+        raise SanityError(f'the placement probe reported {len(ranks)} ranks, '
+                          f'expected {num_tasks}')
+
+    hosts = sorted({r['host'] for r in ranks})
+    if len(hosts) != num_nodes:
+        want = 'one node' if num_nodes == 1 else f'{num_nodes} nodes'
+        raise SanityError(f'placement: the ranks were meant to run on {want} '
+                          f'but ran on {len(hosts)} ({", ".join(hosts)})')
+
+    per_node = {h: sum(r['host'] == h for r in ranks) for h in hosts}
+    if len(set(per_node.values())) > 1:
+        raise SanityError(f'placement: ranks are spread unevenly over the '
+                          f'nodes: {per_node}')
+
+    if sockets:
+        _check_sockets(ranks[:2], sockets, one_socket_node)
+
+    summary = ' '.join(f'{r["rank"]}@{r["host"]}:{r["cpus"]}'
+                       for r in ranks[:4])
+    return summary + (f' (+{len(ranks) - 4} ranks)' if len(ranks) > 4 else '')
+
+
+def _check_sockets(pair, want, one_socket_node):
+    if one_socket_node and want == 'same':
+        return      # a single-socket node cannot split the pair
+
+    for r in pair:
+        if len(r['sockets']) != 1:
+            seen = ','.join(sorted(r['sockets'])) or 'unknown'
+            raise SanityError(
+                f'placement: rank {r["rank"]} may run on CPUs {r["cpus"]} '
+                f'(sockets {seen}): it is not pinned to one socket, so the '
+                f'{want}-socket placement is not in force')
+
+    same = pair[0]['sockets'] == pair[1]['sockets']
+    if same != (want == 'same'):
+        raise SanityError(
+            f'placement: asked for ranks on {want} socket(s) but rank 0 ran '
+            f'on socket {min(pair[0]["sockets"])} and rank 1 on socket '
+            f'{min(pair[1]["sockets"])}')

@@ -1,0 +1,102 @@
+'''The library's test families by name.
+
+A family registers itself with the :func:`family` decorator; reference
+files and judgements name it. The thin check in ``checks/`` subclasses it
+under the same name and adds no parameters, so a family's variant numbers
+are the check's too, and :func:`case_name` can name the test case a
+judgement depends on, also under ``--repeat``.
+'''
+
+import functools
+import importlib
+import pkgutil
+
+import reframe.core.builtins as builtins
+from reframe.core.meta import make_test
+
+#: Parameter ReFrame's ``--repeat N`` adds to every test
+REPEAT = '.repeat_no'
+
+_FAMILIES = {}
+
+
+def family(cls):
+    '''Class decorator: make ``cls`` a family that references can name.'''
+    _FAMILIES[cls.__name__] = cls
+    return cls
+
+
+@functools.lru_cache(maxsize=None)
+def _load_all():
+    import iogap
+    for info in pkgutil.walk_packages(iogap.__path__, 'iogap.'):
+        if not info.name.endswith('__main__'):
+            importlib.import_module(info.name)
+
+
+def get(name):
+    '''The family called ``name``, or ``None``.'''
+    _load_all()
+    return _FAMILIES.get(name)
+
+
+def names():
+    _load_all()
+    return sorted(_FAMILIES)
+
+
+def family_name(cls):
+    '''The registered family ``cls`` is, or derives from (``None``).'''
+    for klass in cls.__mro__:
+        if _FAMILIES.get(klass.__name__) is klass:
+            return klass.__name__
+
+    return None
+
+
+def param_values(cls, name):
+    space = cls.param_space
+    return list(space[name]) if name in space.params else None
+
+
+def full_params(cls, params):
+    '''``params`` completed with the first (default) value of the others.'''
+    return {name: params.get(name, cls.param_space[name][0])
+            for name in cls.param_space.params if not name.startswith('.')}
+
+
+def case_name(cls, params, repeat=None):
+    '''Unique name of the variant of ``cls`` with ``params`` (parameters not
+    given take their first value). ``repeat`` is ``(number, of)`` when the
+    run repeats every test (``--repeat``): ReFrame then derives a class
+    with one more parameter, and so do we, to find the same name.'''
+    if repeat is not None:
+        cls = _repeated(cls, repeat[1])
+
+    conditions = {k: (lambda x, v=v: x == v)
+                  for k, v in full_params(cls, params).items()}
+    if repeat is not None:
+        conditions[REPEAT] = lambda x, n=repeat[0]: x == n
+
+    nums = cls.get_variant_nums(**conditions)
+    if not nums:
+        raise LookupError(f'{cls.__name__} has no variant with {params}')
+
+    return cls.variant_name(nums[0])
+
+
+@functools.lru_cache(maxsize=None)
+def _repeated(cls, times):
+    # Exactly as reframe.frontend.testgenerators.repeat_tests builds it
+    return make_test(cls.__name__, (cls,),
+                     {REPEAT: builtins.parameter(range(times),
+                                                 loggable=False)},
+                     module=cls.__module__)
+
+
+def repeat_of(test):
+    '''``(number, of)`` if ``test`` runs under ``--repeat``, else ``None``.'''
+    if REPEAT not in type(test).param_space.params:
+        return None
+
+    return (getattr(test, REPEAT), len(type(test).param_space[REPEAT]))

@@ -1,0 +1,214 @@
+'''The scratch directory is sacred.
+
+A scratch root must be an absolute directory dedicated to the suite: not
+``/``, a system directory or ``$HOME``, and either empty or holding the
+suite's marker ``.iogap-scratch`` (the first job that uses an empty root
+writes it). Inside it every test writes only in a fresh ``iogap.<test>.*``
+directory that records its owner, is removed by a trap on exit, and, for
+jobs on this host, is given up when reframe itself dies (a watchdog ends
+the job's process group). A run holds an advisory lock on its root and on
+its output directory, and removes what runs killed outright left behind.
+'''
+
+import datetime
+import fcntl
+import os
+import shlex
+import shutil
+import socket
+
+from iogap.errors import ScratchError
+
+#: Prefix of every per-test directory; nothing else under a root is touched
+DIR_PREFIX = 'iogap.'
+
+#: The file that marks a root as the suite's
+MARKER = '.iogap-scratch'
+
+#: Lock files: one run at a time per root and per output directory; one
+#: I/O job at a time per host
+RUN_LOCK, IO_LOCK = '.iogap-run.lock', '.iogap-io.lock'
+
+_SYSTEM_DIRS = ('/', '/bin', '/boot', '/dev', '/etc', '/home', '/lib',
+                '/lib32', '/lib64', '/media', '/mnt', '/opt', '/proc',
+                '/root', '/run', '/sbin', '/srv', '/sys', '/tmp', '/usr',
+                '/var', '/var/tmp', '/var/lib', '/var/log', '/scratch')
+
+_FIX = 'set IOGAP_SCRATCH or the partition\'s extras["scratch_root"]'
+
+_held = {}
+
+
+def check_rules(root):
+    '''Refuse a root no suite should write into (a pure path check).'''
+    if not root or not os.path.isabs(root):
+        raise ScratchError(f'scratch root {root!r} is not an absolute path: '
+                           f'{_FIX}')
+
+    real = os.path.realpath(root)
+    home = os.path.realpath(os.path.expanduser('~'))
+    if real in _SYSTEM_DIRS or real == home or home.startswith(real + '/'):
+        raise ScratchError(f'scratch root {root} is a system or home '
+                           f'directory: use a directory of its own, e.g. '
+                           f'/var/tmp/iogap-$USER ({_FIX})')
+
+
+def problem(root):
+    '''Why ``root`` cannot be used now, or ``None``.'''
+    if not os.path.exists(root):
+        return f'scratch root {root} does not exist: mkdir -p {root}'
+    if not os.path.isdir(root):
+        return f'scratch root {root} is not a directory'
+    if os.stat(root).st_uid != os.geteuid():
+        return f'scratch root {root} belongs to uid {os.stat(root).st_uid}'
+    if os.statvfs(root).f_flag & os.ST_RDONLY or not os.access(root,
+                                                                 os.W_OK):
+        return f'scratch root {root} is not writable (read-only)'
+
+    foreign = [e for e in os.listdir(root)
+               if not (e.startswith(DIR_PREFIX) or e.startswith('.iogap-'))]
+    if foreign and MARKER not in os.listdir(root):
+        return (f'scratch root {root} holds {len(foreign)} file(s) that are '
+                f'not the suite\'s (e.g. {sorted(foreign)[0]}) and no '
+                f'{MARKER} marker: give the suite a directory of its own')
+
+    return None
+
+
+def human(nbytes):
+    for unit, size in (('GiB', 2**30), ('MiB', 2**20), ('KiB', 2**10)):
+        if nbytes >= size:
+            return f'{nbytes / size:.1f} {unit}'
+
+    return f'{nbytes} B'
+
+
+def check_free_space(root, nbytes):
+    free = shutil.disk_usage(root).free
+    if free < nbytes * 1.1:
+        raise ScratchError(f'scratch root {root} has {human(free)} free; '
+                           f'this test writes {human(nbytes)}: free space or '
+                           f'lower the size in the profile')
+
+
+def lock_run(path, what):
+    '''Hold an advisory lock on ``path`` for the rest of this process; a
+    second run stops with the holder's PID and start time.'''
+    if path in _held:
+        return
+
+    lock = os.path.join(path, RUN_LOCK)
+    fp = open(lock, 'a+')
+    try:
+        fcntl.flock(fp, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        fp.seek(0)
+        holder = fp.read().strip() or 'unknown'
+        fp.close()
+        raise ScratchError(f'{what} {path} is in use by another run '
+                           f'({holder}): wait for it or choose another '
+                           f'directory') from None
+
+    fp.seek(0)
+    fp.truncate()
+    fp.write(f'pid {os.getpid()} on {socket.gethostname()}, started '
+             f'{datetime.datetime.now():%Y-%m-%d %H:%M:%S}\n')
+    fp.flush()
+    _held[path] = fp
+
+
+def remove_leftovers(root):
+    '''Remove the test directories whose owner (a job on this host) is dead;
+    returns one line saying what was removed, or ``None``.'''
+    removed, nbytes = [], 0
+    for entry in sorted(os.listdir(root)):
+        path = os.path.join(root, entry)
+        owner = _owner(path) if entry.startswith(DIR_PREFIX) else None
+        if owner and owner[0] == socket.gethostname() and \
+                not _alive(owner[1]):
+            nbytes += sum(os.path.getsize(os.path.join(d, f))
+                          for d, _, files in os.walk(path) for f in files)
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(entry)
+
+    if removed:
+        return (f'iogap: removed {len(removed)} scratch dir(s) left by dead '
+                f'runs under {root} ({human(nbytes)}): '
+                f'{", ".join(removed[:3])}{" ..." * (len(removed) > 3)}')
+
+    return None
+
+
+def _owner(path):
+    try:
+        with open(os.path.join(path, '.owner')) as fp:
+            fields = dict(w.split('=', 1) for w in fp.read().split()
+                          if '=' in w)
+        return fields['host'], int(fields['pid'])
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+
+    return True
+
+
+def job_guard(root, tag, watch_pid=None, io_lock=False):
+    '''Shell lines that check the root inside the job, make the test's
+    directory, record its owner and remove it on any exit. ``watch_pid``
+    (reframe, for jobs on its host) ends the job when that process dies;
+    ``io_lock`` waits for other I/O jobs of this host.'''
+    lines = [
+        'set -o errexit -o pipefail',
+        f'iogap_root={shlex.quote(root)}',
+        'iogap_fail() { echo "iogap: $*" >&2; exit 3; }',
+        '[ -e "$iogap_root" ] || iogap_fail "scratch root $iogap_root does '
+        'not exist"',
+        '[ -d "$iogap_root" ] || iogap_fail "scratch root $iogap_root is not '
+        'a directory"',
+        '[ -O "$iogap_root" ] || iogap_fail "scratch root $iogap_root is not '
+        'yours"',
+        f'if [ ! -e "$iogap_root/{MARKER}" ]; then',
+        f'  [ -z "$(ls -A "$iogap_root" | grep -v -e "^{DIR_PREFIX}" -e '
+        f'"^\\.iogap-")" ] || iogap_fail "scratch root $iogap_root holds '
+        f'files that are not the suite\'s"',
+        f'  : > "$iogap_root/{MARKER}" 2>/dev/null || iogap_fail "scratch '
+        f'root $iogap_root is not writable"',
+        'fi',
+        f'IOGAP_DIR=$(mktemp -d "$iogap_root/{DIR_PREFIX}{tag}.XXXXXX") || '
+        'iogap_fail "cannot create a directory in $iogap_root"',
+        'iogap_watchdog=',
+    ]
+    if watch_pid:
+        # Started before any trap is set, so it never runs ours; our process
+        # group is the job's: end it all when reframe is gone
+        lines += [f'(while kill -0 {watch_pid} 2>/dev/null; do sleep 1; '
+                  'done; kill -TERM -- -$$ 2>/dev/null) >/dev/null 2>&1 &',
+                  'iogap_watchdog=$!']
+
+    lines += [
+        'trap \'[ -z "$iogap_watchdog" ] || kill $iogap_watchdog 2>/dev/null;'
+        ' rm -rf "$IOGAP_DIR"\' EXIT',
+        "trap 'exit 143' TERM; trap 'exit 130' INT; trap 'exit 129' HUP",
+        'echo "host=$(uname -n) pid=$$ start=$(date +%s)" > '
+        '"$IOGAP_DIR/.owner"',
+        'echo "iogap: scratch dir $IOGAP_DIR"',
+    ]
+    if io_lock:
+        lines += [f'exec 9>>"$iogap_root/{IO_LOCK}"',
+                  'flock 9 || iogap_fail "cannot lock $iogap_root"']
+
+    return lines
+
+
+def scratch_dirs(text):
+    '''The test directories a job announced on its stdout.'''
+    return [line.split(' ', 3)[3] for line in text.splitlines()
+            if line.startswith('iogap: scratch dir ')]

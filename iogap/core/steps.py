@@ -1,0 +1,127 @@
+'''Labelled steps: how every family tells its tool runs apart in a job's
+output, and how the harness's own clock and byte count come back.
+
+A step is run by ``iogap_run`` (core/job.sh), which prints a label before
+it and the seconds it took after it; a write step may be followed by the
+bytes it left on disk::
+
+    iogap-step: op=write rep=1
+    ...the tool's own output...
+    iogap-time: seconds=0.412733
+    iogap-bytes: length=268435456 allocated=268435456
+
+The parser cuts the output at the labels, so a missing or failed run can
+never pass for another one.
+'''
+
+import os
+import re
+
+from reframe.core.exceptions import SanityError
+
+#: The shell library every job sources
+JOB_SH = os.path.join(os.path.dirname(__file__), 'job.sh')
+
+_LABEL = re.compile(r'^iogap-step:((?: [\w.-]+=\S+)+)\s*$')
+_TIME = re.compile(r'^iogap-time: seconds=([0-9.]+)\s*$', re.M)
+_BYTES = re.compile(r'^iogap-bytes: length=(\d+) allocated=(\d+)\s*$', re.M)
+_SKIP = re.compile(r'^iogap-skip: (.*)$', re.M)
+
+
+class Step:
+    '''One labelled step: its labels, its text, and what the harness saw.'''
+
+    def __init__(self, labels):
+        self.labels, self.lines = labels, []
+
+    @property
+    def text(self):
+        return ''.join(self.lines)
+
+    @property
+    def seconds(self):
+        m = _TIME.search(self.text)
+        return float(m.group(1)) if m else None
+
+    @property
+    def disk(self):
+        '''``(length, allocated)`` bytes after the step, or ``None``.'''
+        m = _BYTES.search(self.text)
+        return (int(m.group(1)), int(m.group(2))) if m else None
+
+    def __getitem__(self, key):
+        return self.labels[key]
+
+
+def begin(**labels):
+    '''The shell line that labels and starts timing ReFrame's main step.'''
+    return 'iogap_begin ' + ' '.join(f'{k}={v}' for k, v in labels.items())
+
+
+def end():
+    '''The shell line that ends the main step's timing.'''
+    return 'iogap_end'
+
+
+def run(command, **labels):
+    '''The shell line that runs ``command`` as a labelled, timed step
+    (values may be shell variables, e.g. ``rep='$rep'``).'''
+    words = ' '.join(f'{k}={v}' for k, v in labels.items())
+    return f'iogap_run {words} -- {command}'
+
+
+def source():
+    '''The shell line that loads the helpers (copied into the stage
+    directory, where the job runs) into a job script.'''
+    return f'. ./{os.path.basename(JOB_SH)}'
+
+
+def parse(text, preamble=False):
+    '''``[Step]``: each label and the output up to the next one. What
+    precedes the first label is left out, or with ``preamble`` comes first
+    with empty labels.'''
+    found = [Step({})] if preamble else []
+    for line in text.splitlines(keepends=True):
+        if m := _LABEL.match(line):
+            found.append(Step(dict(kv.split('=', 1)
+                                   for kv in m.group(1).split())))
+        elif found:
+            found[-1].lines.append(line)
+
+    return found
+
+
+def skip_reason(text):
+    '''The reason a job gave for not measuring (``iogap-skip:``), if any.'''
+    m = _SKIP.search(text)
+    return m.group(1).strip() if m else None
+
+
+def check_clock(claimed, wall, what, startup=0.05, lower=True):
+    '''Sanity: a tool's own timing must agree with the harness's clock. It
+    cannot have taken longer than the step; nor much less (with ``lower``),
+    beyond the ``startup`` a process needs. A launched MPI step spends an
+    unknown time starting up: only the first bound holds there.'''
+    if wall is None:
+        raise SanityError(f'{what}: the harness recorded no time for the step')
+    if claimed > wall + 0.01 or (lower and claimed < wall - max(startup,
+                                                                wall / 2)):
+        raise SanityError(f'{what}: the tool reports {claimed:.6f} s but the '
+                          f'step took {wall:.6f} s by the harness\'s clock: '
+                          f'its figure is not plausible')
+
+
+def check_disk(step, expected, what, slack=0):
+    '''Sanity: the bytes on disk after a write step are those written (and
+    at most ``slack`` more, for formats with metadata).'''
+    disk = step.disk
+    if disk is None:
+        raise SanityError(f'{what}: the harness recorded no file size')
+
+    # Allocation is not checked: compressing file systems store zeros in
+    # next to nothing
+    length, allocated = disk
+    if not expected <= length <= expected + slack:
+        raise SanityError(f'{what}: {expected} bytes were written but the '
+                          f'files hold {length} bytes ({allocated} '
+                          f'allocated)')

@@ -1,0 +1,185 @@
+'''The study's best practices as variants, written once for every family.
+
+Core specialization (``--core-spec``, the study's ``#SBATCH -S 4``),
+process affinity (``srun --cpu-bind=cores -c N``, ``mpirun --bind-to
+core``), user-memory placement (``numactl -m`` on flat-mode nodes) and
+Lustre striping (``lfs setstripe``). A variant that needs a partition
+feature is only generated where the feature is. What each task really got
+is read inside the job (:mod:`iogap.core.placement`) and checked.
+'''
+
+import re
+
+import reframe as rfm
+from reframe.core.builtins import parameter, run_after, variable
+from reframe.core.exceptions import SanityError
+
+from iogap import profile
+from iogap.core import placement
+from iogap.core.base import feature
+from iogap.errors import IogapError
+
+
+class CoreSpec(rfm.RegressionTestPlugin):
+    #: Cores per node reserved for system daemons; 0 leaves all to the job
+    core_spec = parameter([0, 4])
+
+    CONSTRAINTS = (feature('corespec', when=lambda p: p['core_spec']),)
+
+    @run_after('setup')
+    def _core_spec_resource(self):
+        if self.core_spec:
+            self.extra_resources = {**self.extra_resources,
+                                    'core_spec': {'cores': self.core_spec}}
+
+    def check_core_spec(self, job_cpus):
+        '''Sanity: with ``core_spec`` cores reserved, the job's own CPU list
+        (``job_cpus``, read in the job) must leave them out.'''
+        if not self.core_spec:
+            return
+
+        proc = self.current_partition.processor
+        limit = (proc.num_cpus or 0) - self.core_spec * (
+            proc.num_cpus_per_core or 1)
+        if job_cpus is None or placement.cpu_count(job_cpus) > limit:
+            raise SanityError(f'asked for --core-spec={self.core_spec} but '
+                              f'the job may run on CPUs {job_cpus} (at most '
+                              f'{limit} expected): no core was reserved')
+
+
+class CpuBind(rfm.RegressionTestPlugin):
+    #: Process affinity: the launcher's default, or each task bound to cores
+    cpu_bind = parameter(['default', 'cores'])
+
+    #: Cores given to each task when binding (``-c`` counts their threads)
+    cores_per_task = variable(int, value=1)
+
+    #: Launcher options that bind; ``None`` takes extras['cpu_bind_options']
+    bind_options = variable(list, type(None), value=None)
+
+    CONSTRAINTS = (feature('cpubind',
+                           when=lambda p: p['cpu_bind'] == 'cores'),)
+
+    def cpus_per_task(self):
+        threads = self.current_partition.processor.num_cpus_per_core or 1
+        return self.cores_per_task * threads
+
+    @run_after('setup')
+    def _cpu_bind_options(self):
+        if self.cpu_bind == 'cores':
+            options = self.bind_options
+            if options is None:
+                options = self.extra('cpu_bind_options')
+
+            self.num_cpus_per_task = self.cpus_per_task()
+            self.job.num_cpus_per_task = self.num_cpus_per_task
+            self.job.launcher.options += options
+
+    def check_binding(self, masks):
+        '''Sanity: every task asked to bind ran on its own cores only.
+        ``masks`` are the tasks' CPU lists; returns them, space-separated.'''
+        if not masks:
+            raise SanityError('the job printed no affinity report')
+
+        wanted = self.cpus_per_task()
+        total = self.current_partition.processor.num_cpus or 0
+        for task, mask in enumerate(masks):
+            used = placement.cpu_count(mask)
+            which = f'task {task}' if len(masks) > 1 else 'the task'
+            if self.cpu_bind == 'cores' and used > wanted and total > wanted:
+                raise SanityError(
+                    f'asked to bind each task to {wanted} CPU(s) with '
+                    f'{" ".join(self.job.launcher.options)}, but {which} ran '
+                    f'on CPUs {mask} ({used} of {total}): no binding happened'
+                )
+
+        if self.cpu_bind == 'cores' and len(masks) > 1 and \
+                len(set(masks)) < len(masks) and total >= len(masks) * wanted:
+            raise SanityError(f'bound tasks share CPUs: {" ".join(masks)}')
+
+        return ' '.join(masks)
+
+
+class MemoryPlacement(rfm.RegressionTestPlugin):
+    #: Where user buffers live: node default, DDR (``numactl -m`` DRAM node)
+    #: or high-bandwidth MCDRAM (flat-mode nodes)
+    memory = parameter(['default', 'dram', 'mcdram'])
+
+    CONSTRAINTS = (feature('mcdram', when=lambda p: p['memory'] != 'default'),)
+
+    def memory_wrapper(self):
+        '''``numactl -m N`` for a memory variant, else nothing.'''
+        if self.memory == 'default':
+            return []
+
+        return ['numactl', '-m', str(self.extra('numa_nodes')[self.memory])]
+
+    @run_after('setup')
+    def _memory_nodes(self):
+        # NUMA nodes per memory kind exist only on flat-mode nodes
+        if self.memory != 'default':
+            self.job.options += self.extra('memory_access')
+
+
+def clocks(part):
+    '''The CPU clocks (kHz) a partition can be swept over.'''
+    return part.extras['cpu_freqs_khz'] if 'cpufreq' in part.features else []
+
+
+class CpuClock(rfm.RegressionTestPlugin):
+    #: CPU clock in kHz (``srun --cpu-freq``): the union of the selected
+    #: system's sweeps, each case kept on the partitions that list it
+    cpu_freq = parameter(profile.values(clocks))
+
+    CONSTRAINTS = (lambda p, part: p['cpu_freq'] in clocks(part),)
+
+    @run_after('setup')
+    def _pin_clock(self):
+        self.job.launcher.options = [f'--cpu-freq={self.cpu_freq}',
+                                     *self.job.launcher.options]
+
+
+class LustreStriping(rfm.RegressionTestPlugin):
+    #: Lustre striping of the test directory: the file system's default,
+    #: or the partition's extras['lustre_stripes'][layout] count and size
+    striping = parameter(['default', 'tuned'])
+
+    CONSTRAINTS = (feature('lustre', when=lambda p: p['striping'] == 'tuned'),)
+
+    def stripe_commands(self, layout):
+        if self.striping == 'default':
+            return []
+
+        conf = self.extra('lustre_stripes')[layout]
+        if size_bytes(conf['size']) % 65536:
+            raise IogapError(f'Lustre stripe size {conf["size"]} is not a '
+                             f'multiple of 64 KiB')
+
+        self.stripe_count = int(conf['count'])
+        self.note(f'stripe={conf["count"]}x{conf["size"]}')
+        return [f'lfs setstripe -c {conf["count"]} -S {conf["size"]} '
+                f'"$IOGAP_DIR"', 'lfs getstripe -d "$IOGAP_DIR"']
+
+    def check_striping(self, stdout):
+        '''Sanity: the directory got the stripe count asked for.'''
+        if self.striping == 'default':
+            return
+
+        m = re.search(r'stripe_count:\s*(-?\d+)', stdout)
+        if not m or int(m.group(1)) != self.stripe_count:
+            raise SanityError(f'lfs setstripe -c {self.stripe_count} did not '
+                              f'apply: lfs getstripe printed '
+                              f'{m.group(0) if m else "no stripe_count"}')
+
+
+_SIZE = re.compile(r'(\d+)([kmgt]?)', re.I)
+_UNITS = {'': 1, 'k': 2**10, 'm': 2**20, 'g': 2**30, 't': 2**40}
+
+
+def size_bytes(text, what='size'):
+    '''Bytes in a size such as ``1m`` or ``4K`` (binary units).'''
+    match = _SIZE.fullmatch(str(text).strip())
+    if not match or int(match.group(1)) == 0:
+        raise IogapError(f'{what} {text!r} is not a size (e.g. 4k, 1m, 1g)')
+
+    return int(match.group(1)) * _UNITS[match.group(2).lower()]

@@ -1,0 +1,2 @@
+'''dd families: one stream in buffered, dsync and direct mode, and the
+CPU-clock sweep of its writes.'''

@@ -1,0 +1,198 @@
+'''DDSingleStream: the study's ``dd bs=1M count=10000`` in three I/O modes.
+
+One job launches ``dd-stream.sh`` once, with the variants' binding, memory
+placement and clock: per repetition it writes a fresh file, evicts it from
+the page cache (buffered and dsync), then reads it three times with no
+flush in between. The first read is *read-once*, the mean of the three
+*read-3x* (the study's patterns). Bandwidth is the bytes dd moved over the
+seconds it reports (not its rounded rate), in MB/s (10^6) like the study,
+and each figure must agree with the harness's own clock and byte count.
+'''
+
+import os
+import re
+import shutil
+import statistics
+
+from reframe.core.builtins import (parameter, run_after, run_before,
+                                   sanity_function, variable)
+from reframe.core.exceptions import SanityError, SkipTestError
+
+from iogap.core import placement, registry, stats, steps
+from iogap.core.base import IogapTest
+from iogap.core.figures import Figure, Figures, spread_figures
+from iogap.core.pagecache import PageCacheEviction
+from iogap.core.variants import CoreSpec, CpuBind, MemoryPlacement
+from iogap.errors import IogapError
+
+#: dd flags per mode: (write flags, read flags). dsync is a write-path mode
+#: (O_DSYNC), so its reads are plain reads of the synced file.
+MODE_FLAGS = {
+    'buffered': ('', ''),
+    'dsync': ('oflag=dsync', ''),
+    'direct': ('oflag=direct', 'iflag=direct'),
+}
+
+PATTERNS = ('write', 'read_once', 'read_3x')
+BW = Figure('{pattern}_bw', 'MB/s', pattern=PATTERNS)
+PASS_BW = Figure('read_3x_pass{n}_bw', 'MB/s', n=(1, 2, 3))
+
+DRIVER = os.path.join(os.path.dirname(__file__), 'dd-stream.sh')
+
+_RECORD = re.compile(r'^(\d+) bytes\b.*\bcopied, ([0-9.]+(?:e[-+]?\d+)?) s\b',
+                     re.M)
+_SUFFIX = {'': 1, 'c': 1, 'w': 2, 'b': 512, 'K': 1024, 'k': 1024,
+           'M': 2**20, 'G': 2**30, 'kB': 1000, 'MB': 10**6, 'GB': 10**9}
+
+
+def block_bytes(size):
+    '''Bytes in a dd size such as ``1M``; a bad size is a clear error.'''
+    match = re.fullmatch(r'(\d+)([A-Za-z]*)', str(size))
+    if not match or match.group(2) not in _SUFFIX:
+        raise IogapError(f'dd block size {size!r} is not a size dd accepts '
+                         f'(e.g. 4K, 1M)')
+
+    return int(match.group(1)) * _SUFFIX[match.group(2)]
+
+
+def dd_record(step):
+    '''``(bytes, seconds)`` from dd's summary in a step, or ``None``.'''
+    m = _RECORD.search(step.text)
+    return (int(m.group(1)), float(m.group(2))) if m else None
+
+
+@registry.family
+class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
+                     PageCacheEviction):
+    '''Single-stream bandwidth in buffered, dsync or direct mode; medians
+    over repetitions with min, max and CV (%).'''
+
+    figures = Figures(BW, *spread_figures('{pattern}_bw', 'MB/s',
+                                          pattern=PATTERNS), PASS_BW)
+
+    #: I/O path: page cache, O_DSYNC writes, or O_DIRECT
+    mode = parameter(list(MODE_FLAGS))
+
+    #: dd ``bs=``; ``None`` takes extras['dd_block_size']
+    block_size = variable(str, type(None), value=None)
+
+    #: dd ``count=``; ``None`` takes extras['dd_count']
+    count = variable(int, type(None), value=None)
+
+    #: Repetitions; ``None`` takes extras['repetitions']
+    repetitions = variable(int, type(None), value=None)
+
+    #: Reads after each write: 3 gives read-once and read-3x, 0 none
+    reads = variable(int, value=3)
+
+    @run_after('setup')
+    def set_dd(self):
+        self.block_size = self.block_size or self.extra('dd_block_size')
+        self.count = self.count or self.extra('dd_count')
+        self.repetitions = self.repetitions or self.extra('repetitions')
+        if self.mode == 'direct':
+            if 'odirect' not in self.current_partition.features:
+                raise SkipTestError(self.extra('odirect_reason') or
+                                    'the scratch file system lacks O_DIRECT')
+            if block_bytes(self.block_size) % 4096:
+                raise IogapError(f'direct mode needs a block size that is a '
+                                 f'multiple of 4 KiB, got {self.block_size}')
+
+        self.file_bytes = block_bytes(self.block_size) * self.count
+        self.scratch_bytes = self.file_bytes
+        self.executable = './dd-stream.sh'
+        write, read = MODE_FLAGS[self.mode]
+        evict = 'none' if self.mode == 'direct' or not self.reads \
+            else self.evict
+        self.executable_opts = [
+            '--dd', self.tool('dd'), '--file', '"$IOGAP_DIR/dd.dat"',
+            '--bs', self.block_size, '--count', str(self.count),
+            '--reps', str(self.repetitions), '--reads', str(self.reads),
+            '--evict', evict, *(['--write-flags', write] if write else []),
+            *(['--read-flags', read] if read else []),
+            *(['--odirect-probe'] if self.mode == 'direct' else []),
+        ]
+        self.env_vars['LC_ALL'] = 'C'     # dd's summary in one format
+        self.prerun_cmds += [placement.JOB_CPUS]
+        wrapper = self.memory_wrapper()
+        if wrapper:
+            self.job.launcher.options += wrapper
+
+    @run_before('run')
+    def copy_driver(self):
+        shutil.copy(DRIVER, self.stagedir)
+
+    def steps(self):
+        '''Every dd step, checked: whole, plausible, on disk.'''
+        text = self.read('stdout')
+        reason = steps.skip_reason(text)
+        if reason:
+            raise SkipTestError(reason)
+
+        self.assert_exit_ok('dd')
+        found = steps.parse(text)
+        expected = self.repetitions * (1 + self.reads)
+        if len(found) != expected:
+            raise SanityError(f'expected {expected} dd runs, found '
+                              f'{len(found)}')
+
+        for step in found:
+            what = f'dd {step["op"]} (repetition {step["rep"]})'
+            record = dd_record(step)
+            if record is None:
+                raise SanityError(f'{what} printed no summary')
+            if record[0] != self.file_bytes:
+                raise SanityError(f'{what} moved {record[0]} bytes, '
+                                  f'expected {self.file_bytes}')
+            if record[1] <= 0:
+                raise SanityError(f'{what} reported {record[1]} s: too fast '
+                                  f'to time')
+
+            steps.check_clock(record[1], step.seconds, what)
+            if step['op'] == 'write':
+                steps.check_disk(step, self.file_bytes, what)
+
+        return found
+
+    def bandwidths(self, found, op):
+        return [self.file_bytes / dd_record(s)[1] / 1e6
+                for s in found if s['op'] == op]
+
+    def check_placement(self, text):
+        cpus = self.check_binding([r['cpus'] for r in placement.parse(text)])
+        self.check_core_spec(placement.job_cpus(text))
+        self.note(f'cpus={cpus}')
+
+    def check_eviction(self, text):
+        if self.mode == 'direct' or not self.reads:
+            self.note('evict=none (O_DIRECT bypasses the page cache)'
+                      if self.reads else 'write only')
+            return
+
+        resident = self.check_evictions(text, {
+            f'rep{r}': self.file_bytes
+            for r in range(1, self.repetitions + 1)})
+        self.note(f'evict={self.evict} (bytes resident after: {resident})')
+
+    @sanity_function
+    def validate(self):
+        found = self.steps()
+        text = self.read('stdout')
+        self.check_placement(text)
+        self.check_eviction(text)
+        series = {'write': self.bandwidths(found, 'write')}
+        if self.reads:
+            passes = [self.bandwidths(found, f'read{p}')
+                      for p in range(1, self.reads + 1)]
+            series['read_once'] = passes[0]
+            series['read_3x'] = [statistics.fmean(t) for t in zip(*passes)]
+
+        figures = {}
+        for pattern, values in series.items():
+            figures.update(stats.figures(BW.name(pattern=pattern), values,
+                                         'MB/s'))
+
+        for n, values in enumerate(passes if self.reads else [], start=1):
+            figures[PASS_BW.name(n=n)] = (statistics.median(values), 'MB/s')
+
+        return self.report(figures)

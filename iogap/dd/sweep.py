@@ -1,0 +1,30 @@
+'''DDFrequencySweep: the dd write at each CPU clock of a partition.
+
+The study's central finding: buffered single-stream write bandwidth tracks
+the CPU clock (r² 0.95 on KNL, 0.79 on Haswell) while dsync and direct do
+not (r² 0.03-0.16); its I/O-modes table was measured at fixed clocks
+(1.2-1.4 GHz). Each clock of ``extras['cpu_freqs_khz']`` is a case of its
+own, launched with ``--cpu-freq``; the fit over the clocks is a judgement
+(:mod:`iogap.judge`), like any ratio.
+'''
+
+from reframe.core.builtins import parameter
+
+from iogap.core import registry
+from iogap.core.figures import Figures, spread_figures
+from iogap.core.variants import CpuClock
+from iogap.dd.stream import BW, DDSingleStream
+
+
+@registry.family
+class DDFrequencySweep(DDSingleStream, CpuClock):
+    '''dd write bandwidth at one CPU clock (median of the repetitions).'''
+
+    figures = Figures(BW, *spread_figures('{pattern}_bw', 'MB/s',
+                                          pattern=('write',)))
+
+    # The study swept plain dd: no binding or core-spec variants
+    core_spec = parameter(inherit_params=True, filter_params=lambda p: p[:1])
+    cpu_bind = parameter(inherit_params=True, filter_params=lambda p: p[:1])
+
+    reads = 0

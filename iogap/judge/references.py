@@ -1,0 +1,324 @@
+'''Reference store: ``reference/<system>.yaml``, checked before any job.
+
+Four lists. ``absolute``: one figure of the test cases a partition runs
+(``params`` select them; parameters left out match any value, the most
+specific entry wins). ``ratios``: one figure divided by another
+(parameters left out take their default). ``fits``: a statistic (r2,
+slope, intercept) of a figure against a swept parameter. ``unjudged``:
+figures re-baselining found too noisy to judge, kept on record. Every
+judged entry carries ``ref: [value, lower, upper]`` (relative bounds as in
+ReFrame, ``null`` for one-sided), its ``unit`` and its ``provenance``.
+
+The file's shape is a JSON schema; its meaning (families, parameters,
+figures and units, partitions that generate the case, duplicates) is
+checked here. Every error names file, line, key and value in one line.
+'''
+
+import json
+import math
+import os
+
+import jsonschema
+import yaml
+
+from iogap import profile
+from iogap.core import registry
+from iogap.core.base import runs_on
+from iogap.errors import ReferenceError
+
+#: Statistics a fit judges, with the unit each takes (``{y}``, ``{x}``: the
+#: figure's and the swept parameter's units)
+FIT_STATS = {'r2': 'r2', 'slope': '{y}/{x}', 'intercept': '{y}'}
+
+#: Swept parameters a fit may run over: unit and factor from the
+#: parameter's own unit
+AXES = {'cpu_freq': ('GHz', 1e-6)}
+
+_NUM = {'type': 'number'}
+_BOUND = {'type': ['number', 'null']}
+_CASE = {'test': {'type': 'string'}, 'partition': {'type': 'string'},
+         'params': {'type': 'object'}, 'var': {'type': 'string'}}
+_JUDGED = {'ref': {'type': 'array', 'items': [_NUM, _BOUND, _BOUND],
+                   'minItems': 3, 'maxItems': 3},
+           'unit': {'type': 'string'}, 'provenance': {'type': 'string',
+                                                      'minLength': 1},
+           'noise': {'type': 'object'}}
+
+
+def _entry(required, **props):
+    return {'type': 'object', 'additionalProperties': False,
+            'required': required, 'properties': props}
+
+
+_SIDE = _entry(['test', 'partition', 'var'], **_CASE)
+SCHEMA = {
+    'type': 'object', 'additionalProperties': False, 'required': ['system'],
+    'properties': {
+        'system': {'type': 'string'},
+        'absolute': {'type': ['array', 'null'], 'items': _entry(
+            ['test', 'partition', 'var', 'ref', 'unit', 'provenance'],
+            **_CASE, **_JUDGED)},
+        'ratios': {'type': ['array', 'null'], 'items': _entry(
+            ['name', 'numerator', 'denominator', 'ref', 'unit',
+             'provenance'], name={'type': 'string'}, numerator=_SIDE,
+            denominator=_SIDE, **_JUDGED)},
+        'fits': {'type': ['array', 'null'], 'items': _entry(
+            ['name', 'test', 'partition', 'over', 'var', 'stat', 'ref',
+             'unit', 'provenance'], name={'type': 'string'},
+            over={'enum': list(AXES)}, stat={'enum': list(FIT_STATS)},
+            **_CASE, **_JUDGED)},
+        'unjudged': {'type': ['array', 'null'], 'items': _entry(
+            ['test', 'partition', 'var', 'reason'], reason={'type': 'string'},
+            **_CASE)},
+    },
+}
+
+
+class _Loader(yaml.SafeLoader):
+    '''YAML with the line of every mapping and list item kept.'''
+
+
+class Lines(dict):
+    line, key_lines = 0, {}
+
+
+class LineList(list):
+    line, item_lines = 0, []
+
+
+def _mapping(loader, node):
+    data = Lines()
+    data.line, data.key_lines = node.start_mark.line + 1, {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in data:
+            raise ReferenceError(f'{loader.name}:{key_node.start_mark.line + 1}'
+                                 f': {key}: duplicate key')
+        data[key] = loader.construct_object(value_node, deep=True)
+        data.key_lines[key] = key_node.start_mark.line + 1
+
+    return data
+
+
+def _sequence(loader, node):
+    data = LineList(loader.construct_object(n, deep=True) for n in node.value)
+    data.line = node.start_mark.line + 1
+    data.item_lines = [n.start_mark.line + 1 for n in node.value]
+    return data
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
+                        _mapping)
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG,
+                        _sequence)
+
+
+def _line(data, path):
+    '''The line of the deepest node of ``path`` that has one.'''
+    line = getattr(data, 'line', 0)
+    node = data
+    for key in path:
+        if isinstance(node, Lines) and key in node:
+            line = node.key_lines.get(key, line)
+        elif isinstance(node, LineList) and isinstance(key, int) and \
+                key < len(node):
+            line = node.item_lines[key]
+        else:
+            break
+        node = node[key]
+
+    return line
+
+
+class File:
+    '''A checked reference file: its entries and where each one is.'''
+
+    def __init__(self, path, system, partitions):
+        self.path, self.system = path, system
+        self.partitions = {p.fullname.split(':')[1]: p for p in partitions}
+        with open(path) as fp:
+            text = fp.read()
+        try:
+            loader = _Loader(text)
+            loader.name = path
+            self.data = loader.get_single_data()
+        except yaml.YAMLError as err:
+            mark = getattr(err, 'problem_mark', None)
+            raise ReferenceError(f'{path}:{mark.line + 1 if mark else 1}: '
+                                 f'malformed YAML: '
+                                 f'{getattr(err, "problem", err)}') from None
+
+        if self.data is None:
+            raise ReferenceError(f'{path}:1: the file is empty (give at '
+                                 f'least system: {system})')
+
+        error = next(iter(sorted(jsonschema.Draft7Validator(SCHEMA)
+                                 .iter_errors(self.data),
+                                 key=lambda e: list(e.absolute_path))), None)
+        if error is not None:
+            self.fail(list(error.absolute_path), error.message)
+
+        if self.data['system'] != system:
+            self.fail(['system'], f'names {self.data["system"]!r}, but the '
+                                  f'file is for system {system!r}')
+
+        for key in ('absolute', 'ratios', 'fits', 'unjudged'):
+            self.data[key] = self.data.get(key) or LineList()
+
+        self._check()
+
+    def fail(self, path, message):
+        key = '.'.join(f'[{k}]' if isinstance(k, int) else str(k)
+                       for k in path).replace('.[', '[')
+        raise ReferenceError(f'{self.path}:{_line(self.data, path)}: '
+                             f'{key}: {message}')
+
+    def _check(self):
+        seen = {}
+        for i, entry in enumerate(self.data['absolute']):
+            where = ['absolute', i]
+            fig = self._case(where, entry, partial=True)
+            self._judged(where, entry, fig.unit)
+            key = _key(entry)
+            if key in seen:
+                self.fail(where, f'duplicates the entry on line {seen[key]}')
+            seen[key] = _line(self.data, where)
+
+        names = {}
+        for kind in ('ratios', 'fits'):
+            for i, entry in enumerate(self.data[kind]):
+                where = [kind, i]
+                if entry['name'] in names:
+                    self.fail(where + ['name'], f'{entry["name"]!r} is '
+                              f'already used on line {names[entry["name"]]}')
+                names[entry['name']] = _line(self.data, where)
+                if kind == 'ratios':
+                    for side in ('numerator', 'denominator'):
+                        self._case(where + [side], entry[side])
+                    self._judged(where, entry, 'ratio')
+                else:
+                    self._fit(where, entry)
+
+        for i, entry in enumerate(self.data['unjudged']):
+            self._case(['unjudged', i], entry, partial=True)
+
+    def _case(self, where, entry, partial=False):
+        '''Check a case (family, partition, params, var); its figure.'''
+        cls = registry.get(entry['test'])
+        if cls is None:
+            self.fail(where + ['test'], f'unknown test {entry["test"]!r} '
+                      f'(known: {", ".join(registry.names())})')
+        part = self.partitions.get(entry['partition'])
+        if part is None:
+            self.fail(where + ['partition'], f'no partition '
+                      f'{entry["partition"]!r} in system {self.system} '
+                      f'(known: {", ".join(self.partitions)})')
+
+        params = entry.get('params') or {}
+        for name, value in params.items():
+            values = registry.param_values(cls, name)
+            if values is None:
+                self.fail(where + ['params', name], f'{entry["test"]} has no '
+                          f'parameter {name!r}')
+            if value not in values or isinstance(value, bool) != \
+                    isinstance(values[0], bool):
+                self.fail(where + ['params', name], f'{value!r} is not one '
+                          f'of {values}')
+
+        if not any(runs_on(cls, full, part) for full in
+                   variants(cls, params, partial)):
+            self.fail(where + ['params'], f'{entry["test"]} with {params or "its defaults"} '
+                      f'is not generated on partition {entry["partition"]} '
+                      f'(its features: {" ".join(sorted(part.features))})')
+
+        fig = cls.figures.find(entry['var'])
+        if fig is None:
+            self.fail(where + ['var'], f'{entry["test"]} reports no figure '
+                      f'{entry["var"]!r} (its figures: '
+                      f'{", ".join(cls.figures.templates())})')
+        if fig.better is None and not where[0] == 'unjudged':
+            self.fail(where + ['var'], f'{entry["var"]} describes the spread '
+                      f'of a run; it is not judged')
+
+        return fig
+
+    def _judged(self, where, entry, unit):
+        value, lower, upper = entry['ref']
+        for i, v in enumerate(entry['ref']):
+            if isinstance(v, bool) or (v is not None and not math.isfinite(v)):
+                self.fail(where + ['ref'], f'{v!r} is not a number')
+        if value <= 0:
+            self.fail(where + ['ref'], f'value {value} must be positive')
+        if lower is not None and not -1 <= lower <= 0:
+            self.fail(where + ['ref'], f'lower bound {lower} must be a '
+                      f'fraction between -1 and 0')
+        if upper is not None and upper < 0:
+            self.fail(where + ['ref'], f'upper bound {upper} must be >= 0')
+        if lower is None and upper is None:
+            self.fail(where + ['ref'], 'both bounds are null: nothing would '
+                      'be judged')
+        if entry['unit'] != unit:
+            self.fail(where + ['unit'], f'{entry["unit"]!r} differs from the '
+                      f'figure\'s unit {unit!r}')
+
+    def _fit(self, where, entry):
+        fig = self._case(where, entry, partial=True)
+        if entry['over'] not in registry.get(entry['test']).param_space.params:
+            self.fail(where + ['over'], f'{entry["test"]} has no parameter '
+                      f'{entry["over"]!r} to fit over')
+        if entry['over'] in (entry.get('params') or {}):
+            self.fail(where + ['params'], f'fixes {entry["over"]}, the '
+                      f'parameter the fit runs over')
+
+        unit = FIT_STATS[entry['stat']].format(y=fig.unit,
+                                              x=AXES[entry['over']][0])
+        self._judged(where, entry, unit)
+
+    def entries(self, kind):
+        return list(self.data[kind])
+
+
+def variants(cls, params, partial):
+    '''Full parameter sets of ``cls`` that ``params`` select: every match
+    when ``partial``, else the one with defaults for the rest.'''
+    if not partial:
+        return [registry.full_params(cls, params)]
+
+    nums = cls.get_variant_nums(**{k: (lambda x, v=v: x == v)
+                                   for k, v in params.items()})
+    return [{k: v for k, v in cls.get_variant_info(n)['params'].items()
+             if not k.startswith('.')} for n in nums]
+
+
+def _key(entry):
+    return (entry['test'], entry['partition'],
+            json.dumps(entry.get('params') or {}, sort_keys=True),
+            entry['var'])
+
+
+#: Directory of the reference files (``IOGAP_REFERENCE_DIR`` overrides)
+def reference_dir():
+    return os.environ.get('IOGAP_REFERENCE_DIR') or \
+        os.path.join(profile.ROOT, 'reference')
+
+
+def path_for(system):
+    return os.path.join(reference_dir(), f'{system}.yaml')
+
+
+_current = None
+
+
+def load(system, partitions):
+    '''Check and keep the reference file of ``system``; ``None`` (and
+    nothing judged) when it has none.'''
+    global _current
+    path = path_for(system)
+    _current = File(path, system, partitions) if os.path.exists(path) \
+        else None
+    return _current
+
+
+def current():
+    '''The loaded reference file, or ``None``.'''
+    return _current

@@ -1,0 +1,1 @@
+'''OSU micro-benchmark families: MPI latency and bandwidth, collectives.'''

@@ -1,0 +1,183 @@
+'''What every OSU family shares: lookup, validation, the measured step.
+
+A job first runs the placement probe (node, CPUs, sockets of every rank),
+then a short validation run with OSU's ``-c``, then, as its main step, the
+measured run without it: ``-c`` refills and checks the buffers around
+every timed iteration, so its timings are not the ones to report.
+Reductions validate and measure in ``MPI_FLOAT``, which both OSU 5.x (its
+only type) and 7.x (``-T mpi_float``; its default ``MPI_CHAR`` sums
+overflow and fail validation) handle. Binaries come from
+``$IOGAP_OSU_PREFIX`` (or ``extras['osu_prefix']``), the tool stack or
+PATH, in OSU's own ``libexec/osu-micro-benchmarks/mpi/<category>/`` layout.
+'''
+
+import os
+
+from reframe.core.builtins import (run_after, run_before, sanity_function,
+                                   variable)
+from reframe.core.exceptions import SanityError, SkipTestError
+
+from iogap.core import placement, steps
+from iogap.core.base import IogapTest, exit_status, feature
+from iogap.core.variants import CoreSpec, CpuBind
+from iogap.errors import IogapError
+from iogap.osu import parse
+
+#: Where OSU 5.x and 7.x install their binaries below a prefix
+LIBEXEC = 'libexec/osu-micro-benchmarks/mpi'
+
+#: Environment variable naming an OSU install prefix; wins over the view
+PREFIX_ENV = 'IOGAP_OSU_PREFIX'
+
+
+def supports_types(binary):
+    '''Whether an OSU binary takes ``-T`` (7.x), read from its help text.'''
+    try:
+        with open(binary, 'rb') as fp:
+            return b'mpi_float' in fp.read()
+    except OSError:
+        return False
+
+
+class OSUBase(IogapTest, CoreSpec, CpuBind):
+    '''An OSU benchmark: validated, then measured.'''
+
+    CONSTRAINTS = (feature('mpi'),)
+
+    #: OSU binary the family runs, e.g. ``osu_latency``
+    benchmark = variable(str)
+
+    #: Its install sub-directory below ``LIBEXEC``: pt2pt or collective
+    category = variable(str)
+
+    #: MPI datatype of reductions (``-T`` on OSU 7.x), or ``None``
+    datatype = variable(str, type(None), value=None)
+
+    #: Largest message size in bytes (a power of two); ``None`` takes
+    #: ``extras[MAX_SIZE_KEY]``
+    max_size = variable(int, type(None), value=None)
+
+    #: Timed iterations per size (``-i``); ``None`` takes
+    #: extras['osu_iterations'], else OSU's default
+    iterations = variable(int, type(None), value=None)
+
+    #: Warm-up iterations per size (``-x``); ``None`` takes
+    #: extras['osu_warmup'], else OSU's default
+    warmup = variable(int, type(None), value=None)
+
+    #: Run OSU's data validation (``-c``) before the measurement
+    validation = variable(bool, value=True)
+
+    #: Iterations of the validation run (``-c`` checks each one, slowly)
+    validation_iterations = variable(int, value=10)
+
+    #: Partition extra holding the family's largest message size
+    MAX_SIZE_KEY = 'osu_max_size'
+
+    @run_after('setup')
+    def set_osu(self):
+        self.max_size = self.max_size or self.extra(self.MAX_SIZE_KEY)
+        if self.max_size < 1 or self.max_size & (self.max_size - 1):
+            raise IogapError(f'{self.benchmark}: max_size must be a power of '
+                             f'two (OSU doubles sizes), got {self.max_size}')
+        if self.iterations is None:
+            self.iterations = self.extra('osu_iterations')
+        if self.warmup is None:
+            self.warmup = self.extra('osu_warmup')
+
+        self.time_limit = self.time_limit or self.extra('osu_time_limit')
+        prefix = os.environ.get(PREFIX_ENV) or self.extra('osu_prefix')
+        try:
+            self.executable = self.tool(
+                self.benchmark, subdirs=(f'{LIBEXEC}/{self.category}', 'bin'),
+                prefixes=[prefix], what='the OSU micro-benchmarks')
+        except SkipTestError as err:
+            raise SkipTestError(f'{err}; or set {PREFIX_ENV} to an OSU '
+                                f'install prefix') from None
+
+        self.typed = bool(self.datatype) and supports_types(self.executable)
+        self.executable_opts = self.osu_options(validation=False)
+
+    def osu_options(self, validation):
+        opts = ['-m', self.max_size]
+        opts += ['-T', self.datatype] if self.typed else []
+        if validation:
+            opts += ['-c', '-i', self.validation_iterations, '-x', 2]
+        else:
+            opts += ['-i', self.iterations] if self.iterations else []
+            opts += ['-x', self.warmup] if self.warmup is not None else []
+
+        return [str(o) for o in opts]
+
+    def launch_prefix(self):
+        return ' '.join([*self.job.launcher.command(self.job),
+                         *self.job.launcher.options])
+
+    @run_before('run')
+    def probe_and_validate(self):
+        launch = self.launch_prefix()
+        self.prerun_cmds += [placement.JOB_CPUS, placement.probe_step(launch)]
+        if self.validation:
+            check = ' '.join([launch, self.executable,
+                              *self.osu_options(validation=True)])
+            self.prerun_cmds += [steps.run(check, run='validate')]
+
+        self.prerun_cmds += [steps.begin(run='measure')]
+        self.postrun_cmds += [steps.end()]
+
+    def what(self, step):
+        return (f'{self.benchmark} ({step["run"]} run, {self.num_tasks} '
+                f'ranks on {self.num_tasks // self.num_tasks_per_node} '
+                f'node(s))')
+
+    def check_exit(self, found):
+        '''Sanity: the job exited 0; else say which run died and where.'''
+        if self.job.exitcode == 0:
+            return
+
+        where, stop = ' before any OSU run', ''
+        if found:
+            where = f' in {self.what(found[-1])}'
+            tables = parse.parse_tables(found[-1].text)
+            if tables and tables[-1].rows:
+                stop = (f' after printing sizes up to '
+                        f'{tables[-1].sizes()[-1]} of {self.max_size} B')
+
+        raise SanityError(f'{self.benchmark} {exit_status(self.job.exitcode)}'
+                          f'{where}{stop}: '
+                          f'{parse.stderr_error(self.read("stderr"))}')
+
+    @sanity_function
+    def validate(self):
+        text = self.read('stdout')
+        found = steps.parse(text)
+        for step in found:
+            parse.check_validation(step.text, self.what(step))
+
+        self.check_exit(found)
+        ranks = placement.parse(text)
+        self.note(f'ranks={self.check_placement(ranks)}')
+        self.check_binding([r['cpus'] for r in ranks])
+        self.check_core_spec(placement.job_cpus(text))
+        runs = [s['run'] for s in found]
+        expected = ['validate', 'measure'] if self.validation else ['measure']
+        if runs != expected:
+            raise SanityError(f'{self.benchmark}: expected runs {expected}, '
+                              f'found {runs}')
+
+        tables = [parse.checked_table(s.text, self.what(s), self.max_size,
+                                      s['run'] == 'validate') for s in found]
+        # Typed: what -T asked for; untyped (5.x): no datatype line at all
+        want = self.datatype.upper() if self.typed else ''
+        for table in tables if self.datatype else []:
+            if table.datatype.upper() != want:
+                raise SanityError(f'{self.benchmark} ran '
+                                  f'{table.datatype or "an untyped table"}, '
+                                  f'expected {want or "OSU 5.x float"}')
+
+        self.note(f'osu={tables[-1].version}, '
+                  f'{"validated with -c" if self.validation else "no -c"}'
+                  f'{", " + self.datatype if self.typed else ""}')
+        return self.report({name: (value, self.figures.find(name).unit)
+                            for name, value in
+                            self.figures_of(tables[-1]).items()})

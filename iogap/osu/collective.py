@@ -1,0 +1,84 @@
+'''OSU collectives (EPCC's all-to-all): latency per message size for a
+number of ranks per node on 1, 2 or 4 nodes. The ranks per node sweep the
+node's usable cores (cores less core_spec): powers of two below them, then
+that count; each count is a case of its own.
+'''
+
+from reframe.core.builtins import parameter, run_after
+
+from iogap import profile
+from iogap.core import placement, registry
+from iogap.core.figures import LOWER, Figure, Figures
+from iogap.osu.base import OSUBase
+from iogap.osu.pt2pt import at
+
+LATENCY_AT = Figure('latency_{size}B', 'us', better=LOWER, size=int)
+
+
+def rank_sweep(part, core_spec, nodes):
+    '''Ranks per node on ``part``; one rank per node only across nodes.'''
+    cores = part.num_cores - core_spec
+    sweep = [2**i for i in range(max(cores, 0).bit_length())
+             if 2**i < cores] + ([cores] if cores > 0 else [])
+    return [n for n in sweep if n > 1 or nodes > 1]
+
+
+def _all_ranks(part):
+    specs = [0, 4] if 'corespec' in part.features else [0]
+    return [n for cs in specs for nodes in (1, 2) for n in
+            rank_sweep(part, cs, nodes)]
+
+
+class OSUCollective(OSUBase):
+    '''A collective at ``ranks_per_node`` ranks on ``num_nodes`` nodes.'''
+
+    #: Nodes the collective spans (more than one needs +multinode and
+    #: extras['max_nodes'] at least as large)
+    num_nodes = parameter([1, 2, 4])
+
+    #: Ranks per node (see :func:`rank_sweep`)
+    ranks_per_node = parameter(profile.values(_all_ranks))
+
+    CONSTRAINTS = (
+        lambda p, part: p['num_nodes'] == 1 or (
+            'multinode' in part.features and
+            p['num_nodes'] <= part.extras['max_nodes']),
+        lambda p, part: p['ranks_per_node'] in rank_sweep(
+            part, p['core_spec'], p['num_nodes']),
+    )
+
+    category = 'collective'
+    MAX_SIZE_KEY = 'osu_collective_max_size'
+
+    #: Message sizes (bytes) whose latency is reported, if <= max_size
+    report_sizes = [8, 65536, 1048576]
+
+    figures = Figures(LATENCY_AT)
+
+    @run_after('init')
+    def size_job(self):
+        self.num_tasks_per_node = self.ranks_per_node
+        self.num_tasks = self.num_nodes * self.ranks_per_node
+
+    def check_placement(self, ranks):
+        return placement.check(ranks, self.num_tasks, self.num_nodes)
+
+    def figures_of(self, table):
+        latency = table.values('Latency')
+        return {LATENCY_AT.name(size=s): at(latency, s)
+                for s in self.report_sizes if s <= self.max_size}
+
+
+@registry.family
+class OSUAlltoall(OSUCollective):
+    '''osu_alltoall: average all-to-all latency (us).'''
+
+    benchmark = 'osu_alltoall'
+
+
+@registry.family
+class OSUAllreduce(OSUCollective):
+    '''osu_allreduce: average allreduce latency (us), in MPI_FLOAT.'''
+
+    benchmark = 'osu_allreduce'
+    datatype = 'mpi_float'

@@ -1,0 +1,1 @@
+'''Parallel I/O families: IOR bandwidth, collective I/O, mdtest rates.'''

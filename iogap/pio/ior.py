@@ -1,0 +1,192 @@
+'''IOR: parallel bandwidth over layouts, APIs, I/O modes and the sweep.
+
+A case is one point. Its main step writes with ``-w -W -k`` (written data
+read back and verified); the files are then evicted from the page cache and
+read three times with ``-r -R -C -G`` and no flush in between: pass 1 is
+*read-once*, the mean of the three *read-3x* (the study's patterns).
+Figures come from IOR's JSON summaries, checked against the plan (tasks,
+iterations, bytes) and against the harness's clock and the bytes on disk.
+'''
+
+from reframe.core.builtins import (parameter, run_after, run_before,
+                                   sanity_function, variable)
+
+from reframe.core.exceptions import SkipTestError
+
+from iogap.core import registry, steps
+from iogap.core.base import feature
+from iogap.core.figures import LOWER, Figure, Figures
+from iogap.core.pagecache import PageCacheEviction
+from iogap.core.variants import CpuClock, LustreStriping
+from iogap.pio import parse
+from iogap.pio.base import ParallelIOTest, Sweep
+
+#: Read passes: the first is read-once, all three read-3x
+READ_PASSES = 3
+
+PHASES = ('write', 'read_once', 'read_3x')
+BW = Figure('{phase}_bw', 'MiB/s', phase=PHASES)
+IOPS = Figure('{phase}_iops', 'ops/s', phase=PHASES)
+TIME = Figure('{phase}_time', 's', better=LOWER, phase=PHASES)
+BW_SPREAD = Figure('{phase}_bw_{stat}', 'MiB/s', better=None,
+                   phase=('write', 'read_3x'), stat=('min', 'max'))
+
+
+class IORBase(ParallelIOTest, LustreStriping, PageCacheEviction):
+    '''IOR write, read-once and read-3x of one case; a family gives its
+    ``api``, ``layout`` and ``mode``.'''
+
+    TOOL = 'ior'
+    figures = Figures(BW, IOPS, TIME, BW_SPREAD)
+
+    #: Bytes per task (``-b``); ``None`` takes extras['ior_block_size']
+    block_size = variable(str, type(None), value=None)
+
+    #: Bytes per call (``-t``); ``None`` takes extras['ior_transfer_size']
+    transfer_size = variable(str, type(None), value=None)
+
+    #: Write iterations (``-i``); ``None`` takes extras['repetitions']
+    repetitions = variable(int, type(None), value=None)
+
+    def size_job(self):
+        '''Set the job's tasks; the sweep's cases are sized at init.'''
+
+    @run_after('setup')
+    def set_ior(self):
+        self.size_job()
+        self.block_size = self.block_size or self.extra('ior_block_size')
+        self.transfer_size = (self.transfer_size or
+                              self.extra('ior_transfer_size'))
+        self.block_bytes, _ = parse.check_sizes(
+            self.block_size, self.transfer_size, self.mode == 'direct')
+        self.repetitions = self.repetitions or self.extra('repetitions')
+        self.scratch_bytes = self.num_tasks * self.block_bytes
+        self.dd = self.tool('dd')
+        self.executable = self.tool('ior')     # last: IOR's provider logged
+        self.executable_opts = self.ior_options(
+            '-w -W -k', f'-i {self.repetitions}',
+            *(['-e'] if self.mode == 'fsync' else []), 'ior_write.json')
+
+    def api_options(self):
+        return [f'-a {self.api}', *(['-F'] if self.layout == 'fpp' else []),
+                *(['--posix.odirect'] if self.mode == 'direct' else [])]
+
+    def ior_options(self, *opts):
+        *flags, summary = opts
+        return [*self.api_options(), *flags, '-G 4242',
+                f'-b {self.block_size} -t {self.transfer_size}',
+                '-o "$IOGAP_DIR/ior.dat"', '-O summaryFormat=JSON',
+                f'-O summaryFile={summary}']
+
+    @run_before('run')
+    def write_then_read(self):
+        self.prerun_cmds += self.stripe_commands(self.layout)
+        if self.mode == 'direct':
+            self.prerun_cmds += [f'iogap_odirect {self.dd} '
+                                 f'"$IOGAP_DIR/ior.dat" 4096']
+        self.prerun_cmds += [steps.begin(step='write')]
+        read = ' '.join([self.executable, *self.ior_options(
+            '-r -R -C -k', f'-i {READ_PASSES}', 'ior_read.json')])
+        evicting = self.mode != 'direct'
+        self.postrun_cmds += [
+            steps.end(),
+            'iogap_bytes "$IOGAP_DIR"/ior.dat*',
+            *([f'iogap_evict points {self.evict} {self.dd} '
+               f'"$IOGAP_DIR"/ior.dat*'] if evicting else []),
+            steps.run(f'{self.launch_prefix()} {read}', step='read'),
+            'rm -f "$IOGAP_DIR"/ior.dat*',
+        ]
+        self.keep_files = ['ior_*.json']
+        self.note('read_once: O_DIRECT, no page cache' if not evicting else
+                  f'read_once: {self.evict} eviction on the first node, -C '
+                  f'reads another node\'s data on multi-node points')
+
+    def check_steps(self, text, docs):
+        '''Sanity: IOR's timings against the harness's clock; the bytes on
+        disk after the write (HDF5 adds its metadata).'''
+        nbytes = self.num_tasks * self.block_bytes
+        found = {s['step']: s for s in steps.parse(text)}
+        for op in ('write', 'read'):
+            claimed = sum(r['totalTime'] for t in docs[op]['tests']
+                          for r in t['Results'])
+            steps.check_clock(claimed, found[op].seconds, f'IOR {op}',
+                              lower=False)
+
+        slack = 2**21 + nbytes // 20 if self.api == 'HDF5' else 0
+        steps.check_disk(found['write'], nbytes, 'IOR write', slack)
+        if self.mode != 'direct':
+            self.check_evictions(text, {'points': nbytes})
+
+    @sanity_function
+    def validate(self):
+        reason = steps.skip_reason(self.read('stdout'))
+        if reason:
+            raise SkipTestError(reason)
+
+        text = self.check_run()
+        self.check_striping(text)
+        tasks, nbytes = self.num_tasks, self.num_tasks * self.block_bytes
+        docs = {op: parse.load_summary(f'{self.stagedir}/ior_{op}.json', op)
+                for op in ('write', 'read')}
+        self.check_steps(text, docs)
+        write = parse.phase(docs['write'], 'write', 'write', tasks,
+                            self.repetitions, nbytes)
+        read = parse.phase(docs['read'], 'read', 'read', tasks, READ_PASSES,
+                           nbytes)
+        first = read['first']
+        values = {'write': write, 'read_3x': read,
+                  'read_once': {'bw': first['bwMiB'], 'iops': first['iops'],
+                                'time': first['totalTime']}}
+        figures = {}
+        for phase, found in values.items():
+            for fig, key in ((BW, 'bw'), (IOPS, 'iops'), (TIME, 'time')):
+                figures[fig.name(phase=phase)] = (found[key], fig.unit)
+            for stat in ('min', 'max'):
+                if f'bw_{stat}' in found:
+                    figures[BW_SPREAD.name(phase=phase, stat=stat)] = (
+                        found[f'bw_{stat}'], BW_SPREAD.unit)
+
+        return self.report(figures)
+
+
+@registry.family
+class IORBench(IORBase, Sweep):
+    '''IOR over file layout, API and I/O mode at one point of the sweep;
+    MPI-IO and HDF5 use independent I/O here. IOR 4.0.0 does O_DIRECT only
+    through its POSIX backend (it silently ignores ``--posix.odirect``
+    elsewhere), so direct cases of the other APIs are never generated.'''
+
+    #: File per process (``-F``) or one single shared file
+    layout = parameter(['fpp', 'ssf'])
+
+    #: IOR backend (``-a``)
+    api = parameter(['POSIX', 'MPIIO', 'HDF5'])
+
+    #: Page cache (buffered), fsync at close (``-e``) or O_DIRECT
+    mode = parameter(['buffered', 'fsync', 'direct'])
+
+    CONSTRAINTS = (
+        feature('hdf5', when=lambda p: p['api'] == 'HDF5'),
+        feature('odirect', when=lambda p: p['mode'] == 'direct'),
+        lambda p, part: p['mode'] != 'direct' or p['api'] == 'POSIX',
+    )
+
+
+@registry.family
+class IORFrequencySweep(IORBench, CpuClock):
+    '''One process writing and reading a shared file through parallel HDF5
+    at one CPU clock: the study's HDF5 sweep (r² 0.89 on Haswell, 0.96 on
+    KNL; Haswell/KNL 1.83 at the same clock).'''
+
+    layout = parameter(inherit_params=True, filter_params=lambda p: ['ssf'])
+    api = parameter(inherit_params=True, filter_params=lambda p: ['HDF5'])
+    mode = parameter(inherit_params=True,
+                     filter_params=lambda p: ['buffered'])
+    num_nodes = parameter(inherit_params=True,
+                          filter_params=lambda p: [n for n in p if n == 1])
+    procs_per_node = parameter(inherit_params=True,
+                               filter_params=lambda p: [n for n in p
+                                                        if n == 1])
+    core_spec = parameter(inherit_params=True, filter_params=lambda p: p[:1])
+    cpu_bind = parameter(inherit_params=True, filter_params=lambda p: p[:1])
+    striping = parameter(inherit_params=True, filter_params=lambda p: p[:1])

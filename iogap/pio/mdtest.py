@@ -1,0 +1,85 @@
+'''mdtest: file create, stat, read and remove rates at one sweep point.
+
+The main step is mdtest with files only (``-F``), in a directory per task
+(``-u``) or one shared directory. Files carry a few KiB written at creation
+and read back and verified (``-X``), so *read* really reads. Rates are the
+SUMMARY table's means over the iterations, in operations per second.
+'''
+
+from reframe.core.builtins import (parameter, run_after, run_before,
+                                   sanity_function, variable)
+from reframe.core.exceptions import SanityError
+
+from iogap.core import registry, steps
+from iogap.core.figures import Figure, Figures
+from iogap.pio import parse
+from iogap.pio.base import ParallelIOTest, Sweep
+
+
+RATE = Figure('{op}_rate', 'ops/s', op=tuple(parse.MDTEST_OPS))
+
+
+@registry.family
+class MDTestBench(ParallelIOTest, Sweep):
+    '''mdtest metadata rates, unique or shared directory.'''
+
+    TOOL = 'mdtest'
+    figures = Figures(RATE)
+
+    #: A working directory per task (``-u``), or all tasks in one
+    directory = parameter(['unique', 'shared'])
+
+    #: Files per task (``-n``); ``None`` takes extras['mdtest_files_per_proc']
+    files_per_proc = variable(int, type(None), value=None)
+
+    #: Bytes written into and read back from each file; ``None`` takes
+    #: extras['mdtest_file_bytes'] (0: read is open/close only)
+    file_bytes = variable(int, type(None), value=None)
+
+    #: Iterations (``-i``); ``None`` takes extras['repetitions']
+    repetitions = variable(int, type(None), value=None)
+
+    @run_after('setup')
+    def set_mdtest(self):
+        self.files_per_proc = (self.files_per_proc or
+                               self.extra('mdtest_files_per_proc'))
+        if self.file_bytes is None:
+            self.file_bytes = self.extra('mdtest_file_bytes')
+        self.repetitions = self.repetitions or self.extra('repetitions')
+        self.executable = self.tool('mdtest')
+        self.executable_opts = ['-d "$IOGAP_DIR/md"', '-F -C -T -E -r',
+                                f'-n {self.files_per_proc}',
+                                f'-i {self.repetitions}']
+        if self.directory == 'unique':
+            self.executable_opts.append('-u')
+        if self.file_bytes:
+            self.executable_opts.append(f'-w {self.file_bytes} '
+                                        f'-e {self.file_bytes} -X')
+            self.note(f'create writes and read reads and verifies '
+                      f'{self.file_bytes} bytes per file')
+        else:
+            self.note('read is open/close only (no bytes)')
+
+    @run_before('run')
+    def time_main_step(self):
+        self.prerun_cmds += [steps.begin(step='mdtest')]
+        self.postrun_cmds += [steps.end()]
+
+    @sanity_function
+    def validate(self):
+        run = parse.mdtest_runs(self.check_run()).get('mdtest', {})
+        if run.get('tasks') != self.num_tasks:
+            raise SanityError(f'mdtest ran {run.get("tasks")} tasks, '
+                              f'expected {self.num_tasks}')
+        if run.get('iterations') != self.repetitions:
+            raise SanityError(f'mdtest printed no complete SUMMARY of '
+                              f'{self.repetitions} iterations')
+
+        figures = {}
+        for op in parse.MDTEST_OPS:
+            if not run.get(op):
+                raise SanityError(f'mdtest has no {op} rate (missing or '
+                                  f'zero)')
+            figures[RATE.name(op=op)] = (run[op], RATE.unit)
+
+        return self.report(figures)

@@ -1,0 +1,124 @@
+'''IOR and mdtest output: sizes, JSON summaries, SUMMARY tables, problems.
+
+IOR writes its JSON summary to a file of its own (``-O summaryFile``)
+because warnings and hint dumps land in the middle of stdout. Its exit code
+is twice the number of bad transfers modulo 256, so 128 errors exit 0: the
+verification warnings on stdout are the authority, not the exit code.
+Each measured step is preceded on stdout by a step label (iogap.steps), so a
+problem is reported with the step it belongs to.
+'''
+
+import json
+import re
+
+from reframe.core.exceptions import SanityError
+
+from iogap.core import steps
+from iogap.core.variants import size_bytes
+from iogap.errors import IogapError
+
+#: Lines that mean data was lost, corrupted or not moved: always fatal
+PROBLEM = re.compile(
+    r'^(ERROR\b.*|WARNING: (Incorrect data|Expected aggregate file size|'
+    r'task \d+, partial|unable to|.*\bfailed\b).*)$', re.M
+)
+
+#: mdtest SUMMARY rows reported, by our short name
+MDTEST_OPS = {'create': 'File creation', 'stat': 'File stat',
+              'read': 'File read', 'remove': 'File removal'}
+
+
+def check_sizes(block, transfer, direct):
+    '''Raise a one-line :class:`IogapError` unless IOR can use the sizes.'''
+    nblock = size_bytes(block, 'IOR block size')
+    nxfer = size_bytes(transfer, 'IOR transfer size')
+    if direct and nxfer % 4096:
+        raise IogapError(f'direct I/O needs a transfer size that is a '
+                         f'multiple of 4 KiB, got {transfer}')
+    if nblock % nxfer:
+        raise IogapError(f'IOR block size {block} is not a multiple of the '
+                         f'transfer size {transfer}')
+
+    return nblock, nxfer
+
+
+def problems(text):
+    '''``[(step, line)]`` for every fatal line of IOR/mdtest stdout.'''
+    return [(step.labels.get('step', 'before the first step'),
+             m.group(0).strip())
+            for step in steps.parse(text, preamble=True)
+            for m in PROBLEM.finditer(step.text)]
+
+
+def load_summary(path, name):
+    '''The JSON document IOR wrote to ``path``; a missing, truncated or
+    incomplete one is a sanity error naming the step.'''
+    try:
+        with open(path) as fp:
+            doc = json.load(fp)
+    except FileNotFoundError:
+        raise SanityError(f'no IOR result for {name}: {path} is missing '
+                          f'(the step did not run)') from None
+    except ValueError as err:
+        raise SanityError(f'IOR result for {name} is truncated or not JSON '
+                          f'({err}): the run was cut short') from None
+
+    if not isinstance(doc, dict) or not doc.get('summary'):
+        raise SanityError(f'IOR result for {name} has no summary')
+
+    return doc
+
+
+def phase(doc, access, name, tasks, iterations, nbytes):
+    '''Summary and per-iteration bandwidths of one access of one run, with
+    the task count, iterations and bytes moved checked against the plan.'''
+    rows = [s for s in doc['summary'] if s.get('operation') == access]
+    if len(rows) != 1:
+        raise SanityError(f'IOR result for {name} has no {access} summary')
+
+    row = rows[0]
+    samples = [r['bwMiB'] for t in doc.get('tests', [])
+               for r in t.get('Results', []) if r.get('access') == access]
+    if row['numTasks'] != tasks:
+        raise SanityError(f'IOR {name} ran {row["numTasks"]} tasks, '
+                          f'expected {tasks}')
+    if len(samples) != iterations:
+        raise SanityError(f'IOR {name} reported {len(samples)} {access} '
+                          f'iterations, expected {iterations}')
+    if abs(row['xsizeMiB'] * 2**20 - nbytes) > 0.001 * nbytes:
+        raise SanityError(f'IOR {name} moved {row["xsizeMiB"]} MiB per '
+                          f'{access}, expected {nbytes / 2**20:g} MiB')
+    if min(samples) <= 0:
+        raise SanityError(f'IOR {name} reported a {access} bandwidth of '
+                          f'{min(samples)} MiB/s')
+
+    return {'bw': row['bwMeanMIB'], 'bw_max': row['bwMaxMIB'],
+            'bw_min': row['bwMinMIB'], 'iops': row['OPsMean'],
+            'time': row['MeanTime'], 'samples': samples,
+            'first': next(r for t in doc['tests'] for r in t['Results']
+                          if r['access'] == access)}
+
+
+def mdtest_runs(text):
+    '''``{step: {'tasks': N, 'iterations': N, op: mean rate}}`` from mdtest
+    stdout; a step without a complete SUMMARY table has no rates.'''
+    runs = {}
+    for step in steps.parse(text):
+        run, in_rates = runs.setdefault(step['step'], {}), False
+        for line in step.text.splitlines():
+            if m := re.match(r'^mdtest-\S+ was launched with (\d+) total',
+                             line):
+                run['tasks'] = int(m.group(1))
+            elif line.startswith('SUMMARY'):
+                # Only the rate table: -P adds a time table with the same rows
+                m = re.match(r'^SUMMARY rate: \(of (\d+) iterations\)', line)
+                in_rates = bool(m)
+                if m:
+                    run['iterations'] = int(m.group(1))
+            elif in_rates:
+                for op, row in MDTEST_OPS.items():
+                    if m := re.match(rf'^\s*{row}\s+(\S+)\s+(\S+)\s+(\S+)'
+                                     r'\s+\S+$', line):
+                        run[op] = float(m.group(3))
+
+    return runs

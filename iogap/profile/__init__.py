@@ -1,0 +1,152 @@
+'''The system profile a run uses, and nothing but it.
+
+``reframe_config.py`` calls :func:`load` once: it picks the system ReFrame
+will pick (``--system``, ``RFM_SYSTEM``, else the first ``HOSTNAMES`` match
+of ``systems/*.py``, the generic profile last), executes only that file,
+checks every partition against :mod:`iogap.profile.schema` and fills the
+extras' defaults. Families then derive the values of their partition-shaped
+parameters (processes per node, CPU clocks, ...) from :func:`parts`.
+'''
+
+import ast
+import copy
+import glob
+import os
+import re
+import runpy
+import socket
+
+from iogap.errors import ProfileError
+from iogap.profile import schema
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+SYSTEMS_DIR = os.path.join(ROOT, 'systems')
+
+#: The profile that matches any host, tried last, and its system's name
+#: (ReFrame has a builtin system called 'generic')
+GENERIC, GENERIC_SYSTEM = 'generic', 'anyhost'
+
+_current = None
+
+
+class Part:
+    '''What a family needs to know of a partition, from the configuration
+    or from ReFrame's runtime partition alike.'''
+
+    def __init__(self, fullname, features, extras, num_cores, resources=()):
+        self.fullname, self.features = fullname, set(features)
+        self.extras, self.num_cores = extras, num_cores
+        self.resources = set(resources)
+
+    @classmethod
+    def of(cls, partition):
+        '''From a ReFrame ``SystemPartition``.'''
+        return cls(partition.fullname, partition.features, partition.extras,
+                   partition.processor.num_cores or 1,
+                   partition.resources)
+
+
+def system_files():
+    '''``{system file stem: path}`` of every profile (``_*`` are not).'''
+    return {os.path.splitext(os.path.basename(p))[0]: p
+            for p in sorted(glob.glob(os.path.join(SYSTEMS_DIR, '*.py')))
+            if not os.path.basename(p).startswith('_')}
+
+
+def hostnames(path):
+    '''The module-level ``HOSTNAMES`` literal of a system file, unexecuted.'''
+    with open(path) as fp:
+        tree = ast.parse(fp.read(), path)
+
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and
+                any(getattr(t, 'id', '') == 'HOSTNAMES' for t in node.targets)):
+            return ast.literal_eval(node.value)
+
+    return []
+
+
+def requested_system(argv, environ):
+    '''The system named by ``--system`` (last one wins) or RFM_SYSTEM.'''
+    name = environ.get('RFM_SYSTEM')
+    for i, arg in enumerate(argv):
+        if arg == '--system' and i + 1 < len(argv):
+            name = argv[i + 1]
+        elif arg.startswith('--system='):
+            name = arg.split('=', 1)[1]
+
+    return name.split(':')[0] if name else None
+
+
+def select(argv, environ, hostname=None):
+    '''The system file to load: ``(stem, path)``.'''
+    files = system_files()
+    wanted = requested_system(argv, environ)
+    if wanted == GENERIC_SYSTEM:
+        wanted = GENERIC
+    if wanted:
+        # An unknown name: ReFrame reports it itself, in one line
+        return (wanted, files[wanted]) if wanted in files else \
+            (GENERIC, files[GENERIC])
+
+    hostname = hostname or socket.gethostname()
+    for stem, path in files.items():
+        if stem != GENERIC and any(re.match(p, hostname)
+                                   for p in hostnames(path)):
+            return stem, path
+
+    return GENERIC, files[GENERIC]
+
+
+def load(argv, environ):
+    '''Load, check and register the selected profile; its
+    ``site_configuration`` fragment.'''
+    global _current
+    stem, path = select(argv, environ)
+    fragment = copy.deepcopy(runpy.run_path(path)['site_configuration'])
+    for system in fragment['systems']:
+        if system['name'] != (GENERIC_SYSTEM if stem == GENERIC else stem):
+            raise ProfileError(f'{path}: defines system {system["name"]!r}; '
+                               f'the file must be named after its system')
+        for part in system['partitions']:
+            schema.validate_partition(system['name'], part)
+            extras = part.setdefault('extras', {})
+            for key in schema.EXTRAS:
+                extras.setdefault(key, copy.deepcopy(schema.default(key)))
+
+    _current = fragment['systems'][0]
+    return fragment
+
+
+def current():
+    '''The loaded system's configuration, or ``None`` outside a run.'''
+    return _current
+
+
+def parts():
+    ''':class:`Part` of every partition of the loaded system.'''
+    if _current is None:
+        return []
+
+    result = []
+    for p in _current['partitions']:
+        proc = p.get('processor', {})
+        cores = (proc.get('num_cpus', 1) //
+                 max(proc.get('num_cpus_per_core') or 1, 1))
+        result.append(Part(f'{_current["name"]}:{p["name"]}',
+                           p.get('features', []), p['extras'], cores,
+                           [r['name'] for r in p.get('resources', [])]))
+
+    return result
+
+
+def values(of):
+    '''Sorted union of ``of(part)`` over the loaded system's partitions: the
+    values of a partition-shaped parameter.'''
+    found = set()
+    for part in parts():
+        found.update(of(part))
+
+    return sorted(found, key=lambda v: (str(type(v)), v))
+

@@ -1,0 +1,126 @@
+'''Facts about the machine a profile runs on, detected rather than assumed.
+
+Used by ``systems/generic.py`` (and the local two-partition profile) so a
+laptop or CI runner gets a correct profile with no edits.
+'''
+
+import getpass
+import os
+import platform
+import shutil
+
+#: Environment variable that overrides the generic scratch root
+SCRATCH_ENV = 'IOGAP_SCRATCH'
+
+#: File systems held in memory: no device for direct I/O to reach
+MEMORY_FS = ('tmpfs', 'ramfs')
+
+
+def cpus():
+    '''CPUs this process may run on (respects cgroup/affinity limits).'''
+    return len(os.sched_getaffinity(0))
+
+
+def processor():
+    '''ReFrame ``processor`` entry from /proc/cpuinfo and our affinity.'''
+    sockets, threads = set(), 1
+    try:
+        with open('/proc/cpuinfo') as fp:
+            for block in fp.read().split('\n\n'):
+                info = {k.strip(): v.strip() for k, v in
+                        (line.split(':', 1) for line in block.splitlines()
+                         if ':' in line)}
+                if 'physical id' in info:
+                    sockets.add(info['physical id'])
+                if info.get('siblings') and info.get('cpu cores'):
+                    threads = max(int(info['siblings']) //
+                                  max(int(info['cpu cores']), 1), 1)
+    except (OSError, ValueError):
+        pass
+
+    num_cpus = cpus()
+    num_sockets = max(len(sockets), 1)
+    return {
+        'arch': platform.machine(),
+        'num_cpus': num_cpus,
+        'num_cpus_per_core': threads if num_cpus % threads == 0 else 1,
+        'num_sockets': num_sockets,
+        'num_cpus_per_socket': max(num_cpus // num_sockets, 1),
+    }
+
+
+def mpi_flavour():
+    '''``'openmpi'``, ``'mpich'``, ``'other'`` or ``None`` (no mpirun),
+    from where mpirun leads, without running it.'''
+    mpirun = shutil.which('mpirun')
+    if not mpirun:
+        return None
+
+    real = os.path.realpath(mpirun)
+    where = os.path.dirname(mpirun)
+    if 'openmpi' in real or 'orterun' in real or 'prterun' in real or \
+            os.path.exists(os.path.join(where, 'ompi_info')):
+        return 'openmpi'
+    if 'mpich' in real or 'hydra' in real or \
+            os.path.exists(os.path.join(where, 'mpichversion')):
+        return 'mpich'
+
+    return 'other'
+
+
+def has_parallel_hdf5():
+    return bool(shutil.which('h5pcc') or
+                os.path.exists('/usr/include/hdf5/openmpi/hdf5.h') or
+                os.path.exists('/usr/include/hdf5/mpich/hdf5.h'))
+
+
+def default_scratch_root():
+    return os.path.join('/var/tmp', f'iogap-{getpass.getuser()}')
+
+
+def scratch_root():
+    '''``$IOGAP_SCRATCH`` made absolute (a relative path is taken from the
+    directory ReFrame runs in), else the default.'''
+    root = os.environ.get(SCRATCH_ENV)
+    return os.path.abspath(root) if root else default_scratch_root()
+
+
+#: File systems known to refuse O_DIRECT (or to reach no device with it)
+NO_ODIRECT = MEMORY_FS + ('overlay', 'fuse', 'fuse.sshfs', '9p', 'vboxsf')
+
+
+def odirect_expected(root):
+    '''``(expected, reason)``: whether O_DIRECT should work under ``root``,
+    judged from the file-system type alone (nothing is written here; every
+    direct-mode job probes it for real before measuring).'''
+    fstype = fs_type(root)
+    if fstype in MEMORY_FS:
+        return False, (f'scratch root {root} is on {fstype} (memory): direct '
+                       f'I/O there reaches no device; set {SCRATCH_ENV} to a '
+                       f'disk-backed file system')
+    if fstype in NO_ODIRECT or fstype.startswith('fuse'):
+        return False, (f'scratch root {root} is on {fstype}, which refuses '
+                       f'O_DIRECT; set {SCRATCH_ENV} to a local disk')
+
+    return True, f'O_DIRECT expected to work on {fstype} at {root}'
+
+
+def fs_type(path):
+    '''File system type of ``path`` from /proc/self/mounts (longest match).'''
+    path, best = os.path.realpath(path), ('', 'unknown')
+    try:
+        with open('/proc/self/mounts') as fp:
+            for line in fp:
+                _, mnt, fstype, *_ = line.split()
+                if ((path == mnt or path.startswith(mnt.rstrip('/') + '/'))
+                        and len(mnt) >= len(best[0])):
+                    best = (mnt, fstype)
+    except OSError:
+        pass
+
+    return best[1]
+
+
+def can_drop_caches():
+    return os.geteuid() == 0 and os.access('/proc/sys/vm/drop_caches',
+                                           os.W_OK)

@@ -1,0 +1,199 @@
+'''What a partition of a system profile may say: features and extras.
+
+Every feature names the extras and resources it needs; every extra has a
+JSON schema, a default and a description. The configuration is checked
+against them when it loads (one line naming system, partition and key), and
+``python -m iogap.profile.schema`` prints the table of docs/profile.md.
+'''
+
+import jsonschema
+
+from iogap.errors import ProfileError
+
+_STR_LIST = {'type': 'array', 'items': {'type': 'string'}}
+_SIZE = {'type': 'string', 'pattern': r'^[1-9][0-9]*[kKmMgG]?$'}
+_POS = {'type': 'integer', 'minimum': 1}
+_TIME = {'type': ['string', 'null'], 'pattern': r'^\d+[smhd]?$|^\d+:\d\d'}
+_STRIPE = {'type': 'object', 'additionalProperties': False,
+           'required': ['count', 'size'],
+           'properties': {'count': {'type': 'integer', 'minimum': -1},
+                          'size': _SIZE}}
+
+#: key -> (JSON schema, default, description)
+EXTRAS = {
+    'scratch_root': ({'type': 'string', 'pattern': '^/'}, None,
+                     'absolute directory the checks write under; it must be '
+                     'dedicated to the suite (empty, or holding its marker '
+                     '`.iogap-scratch`)'),
+    'odirect_reason': ({'type': 'string'}, '',
+                       'why O_DIRECT is (not) expected to work there'),
+    'repetitions': (_POS, 3, 'repetitions of every measurement (dd runs, '
+                    'IOR and mdtest `-i`)'),
+    'dd_block_size': (_SIZE, '1M', 'dd `bs=` (study: 1M)'),
+    'dd_count': (_POS, 1024, 'dd `count=` (study: 10000, i.e. 10 GB)'),
+    'cpu_bind_options': (_STR_LIST, [], 'launcher options that bind each '
+                         'task to its cores (`--cpu-bind=cores`, '
+                         '`--bind-to core`)'),
+    'cpu_freqs_khz': ({'type': 'array', 'minItems': 2, 'items': _POS}, [],
+                      'CPU clocks of the frequency sweep (`srun '
+                      '--cpu-freq`), kHz'),
+    'numa_nodes': ({'type': 'object', 'additionalProperties': False,
+                    'required': ['dram', 'mcdram'],
+                    'properties': {'dram': {'type': 'integer'},
+                                   'mcdram': {'type': 'integer'}}}, {},
+                   'NUMA node of each memory kind (`numactl -m`), flat '
+                   'mode'),
+    'memory_access': (_STR_LIST, [], 'scheduler options that give nodes '
+                      'whose memory kinds are NUMA nodes (e.g. '
+                      '`-C knl,quad,flat`), for the memory variants'),
+    'lustre_stripes': ({'type': 'object', 'additionalProperties': False,
+                        'required': ['fpp', 'ssf'],
+                        'properties': {'fpp': _STRIPE, 'ssf': _STRIPE}}, {},
+                       '`lfs setstripe` count and size per file layout '
+                       '(file per process, shared file)'),
+    'max_nodes': (_POS, 1, 'nodes a job may span'),
+    'ior_block_size': (_SIZE, '1g', 'IOR `-b` per task (study: 1 GB)'),
+    'ior_transfer_size': (_SIZE, '1m', 'IOR `-t`'),
+    'ior_max_ppn': ({'type': ['integer', 'null'], 'minimum': 1}, None,
+                    'cap on the processes-per-node sweep (null: the '
+                    'partition\'s cores)'),
+    'ior_nodes': ({'type': 'array', 'minItems': 1, 'items': _POS}, [1],
+                  'node counts of the IOR and mdtest sweeps'),
+    'ior_time_limit': (_TIME, None, 'job time limit of an IOR case'),
+    'ior_collective_nodes': ({'type': ['integer', 'null'], 'minimum': 1},
+                             None, 'nodes of the collective-I/O cases '
+                             '(null: the largest of `ior_nodes`)'),
+    'ior_collective_ppn': ({'type': ['integer', 'null'], 'minimum': 1}, None,
+                           'processes per node of the collective-I/O cases '
+                           '(null: the top of the sweep)'),
+    'ior_cb_buffer_sizes': ({'type': 'array', 'items': _SIZE}, [],
+                            'ROMIO `cb_buffer_size` values to sweep'),
+    'mdtest_files_per_proc': (_POS, 1000, 'mdtest `-n`'),
+    'mdtest_file_bytes': ({'type': 'integer', 'minimum': 0}, 4096,
+                          'bytes written and read back per mdtest file'),
+    'mdtest_time_limit': (_TIME, None, 'job time limit of an mdtest case'),
+    'osu_placement': ({'type': 'object', 'additionalProperties': False,
+                       'properties': {p: _STR_LIST for p in (
+                           'same_socket', 'cross_socket', 'inter_node')}},
+                      {}, 'launcher options that place two ranks on one '
+                      'socket, two sockets, two nodes'),
+    'osu_socket_bind_options': (_STR_LIST, [], 'options that pin ranks to '
+                                'their socket when no binding variant does'),
+    'osu_time_limit': (_TIME, None, 'job time limit of an OSU case'),
+    'osu_max_size': (_POS, 4 * 2**20, 'largest point-to-point message, B'),
+    'osu_collective_max_size': (_POS, 2**20, 'largest collective message, '
+                                'B'),
+    'osu_iterations': ({'type': ['integer', 'null'], 'minimum': 1}, None,
+                       'OSU `-i` (null: OSU\'s default)'),
+    'osu_warmup': ({'type': ['integer', 'null'], 'minimum': 0}, None,
+                   'OSU `-x` (null: OSU\'s default)'),
+    'osu_prefix': ({'type': ['string', 'null']}, None,
+                   'an OSU install prefix that wins over the tool stack'),
+    'spack_env': ({'type': 'string', 'pattern': '^/'}, None,
+                  'directory where the partition builds its Spack '
+                  'environment'),
+    'spack_overlay': ({'type': 'string'}, None,
+                      'overlay `systems/spack/<name>.yaml`'),
+    'spack_target': ({'type': 'string'}, '', 'Spack target of the '
+                     'partition (`IOGAP_SPACK_TARGET` in the overlay)'),
+    'spack_setup': (_STR_LIST, [], 'shell lines that put `spack` on PATH '
+                    'in the build job'),
+    'darshan_unload': (_STR_LIST, [], 'modules to unload so that only the '
+                       'suite\'s Darshan is preloaded'),
+}
+
+#: feature -> (extras it needs, resources it needs, description)
+FEATURES = {
+    'mpi': ([], [], 'an MPI launcher: IOR, mdtest and OSU run'),
+    'hdf5': ([], [], 'IOR\'s HDF5 backend runs'),
+    'odirect': ([], [], 'the scratch file system is not known to refuse '
+                'O_DIRECT (each job still probes it)'),
+    'dropcaches': ([], [], 'jobs may write /proc/sys/vm/drop_caches'),
+    'multisocket': ([], [], 'nodes have two or more sockets: cross-socket '
+                    'placements'),
+    'multinode': (['max_nodes'], [], 'jobs may span nodes: inter-node '
+                  'placements and node sweeps'),
+    'cpubind': (['cpu_bind_options'], [], 'the `cpu_bind=cores` variant'),
+    'corespec': ([], ['core_spec'], 'the `core_spec=4` variant '
+                 '(`--core-spec`)'),
+    'cpufreq': (['cpu_freqs_khz'], [], 'the CPU-frequency sweeps'),
+    'mcdram': (['numa_nodes', 'memory_access'], [], 'the `memory=dram|'
+               'mcdram` variants (`numactl -m`)'),
+    'lustre': (['lustre_stripes'], [], 'the `striping=tuned` variant '
+               '(`lfs setstripe`)'),
+    'spack': (['spack_env', 'spack_overlay'], [], 'the ToolStack fixture '
+              'builds spack.yaml as a job on the partition'),
+    'darshan': ([], [], 'the `darshan=on` variant: darshan-runtime is '
+                'preloaded around each I/O step'),
+}
+
+_VALIDATOR = jsonschema.Draft7Validator({
+    'type': 'object',
+    'additionalProperties': False,
+    'required': ['scratch_root'],
+    'properties': {k: s for k, (s, _, _) in EXTRAS.items()},
+})
+
+
+def default(key):
+    return EXTRAS[key][1]
+
+
+def validate_partition(system, part):
+    '''Raise a one-line :class:`ProfileError` for the first problem of a
+    partition's features, resources or extras.'''
+    where = f'system {system}, partition {part["name"]}'
+    extras = part.get('extras', {})
+    for err in sorted(_VALIDATOR.iter_errors(extras), key=str):
+        key = '.'.join(str(p) for p in err.absolute_path)
+        if err.validator == 'additionalProperties':
+            unknown = sorted(set(extras) - set(EXTRAS))
+            raise ProfileError(f'{where}: extras: unknown key '
+                               f'{unknown[0]!r} (known keys: docs/profile.md)')
+
+        raise ProfileError(f'{where}: extras{"." + key if key else ""}: '
+                           f'{err.message}')
+
+    resources = {r['name'] for r in part.get('resources', [])}
+    for feature in part.get('features', []):
+        if feature not in FEATURES:
+            continue    # a site's own feature: ours ignore it
+
+        keys, needs, _ = FEATURES[feature]
+        for key in keys:
+            if not extras.get(key):
+                raise ProfileError(f'{where}: feature +{feature} needs '
+                                   f'extras[{key!r}]')
+        for res in needs:
+            if res not in resources:
+                raise ProfileError(f'{where}: feature +{feature} needs a '
+                                   f'{res!r} resource')
+
+    if ('multinode' in part.get('features', []) and
+            extras.get('max_nodes', 1) < 2):
+        raise ProfileError(f'{where}: feature +multinode needs '
+                           f'extras["max_nodes"] >= 2')
+
+
+def markdown():
+    '''The documentation tables of features and extras.'''
+    needed = {k: [f for f, (keys, _, _) in FEATURES.items() if k in keys]
+              for k in EXTRAS}
+    lines = ['| feature | needs | what it enables |', '|---|---|---|']
+    for name, (keys, res, doc) in FEATURES.items():
+        need = ', '.join([f'`{k}`' for k in keys] +
+                         [f'resource `{r}`' for r in res]) or '-'
+        lines.append(f'| `+{name}` | {need} | {doc} |')
+
+    lines += ['', '| extra | default | needed by | meaning |',
+              '|---|---|---|---|']
+    for key, (_, dflt, doc) in EXTRAS.items():
+        dflt = 'required' if key == 'scratch_root' else f'`{dflt!r}`'
+        need = ', '.join(f'`+{f}`' for f in needed[key]) or '-'
+        lines.append(f'| `{key}` | {dflt} | {need} | {doc} |')
+
+    return '\n'.join(lines) + '\n'
+
+
+if __name__ == '__main__':
+    print(markdown(), end='')

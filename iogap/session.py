@@ -1,0 +1,69 @@
+'''What a reframe invocation does before any test: nothing, when it only
+lists; when it runs, it takes the scratch root and the output directory
+for itself (one run at a time) and clears what killed runs left behind.
+'''
+
+import os
+import sys
+
+from iogap.core import scratch
+from iogap.errors import ReferenceError
+from iogap.judge import references
+
+#: Options with which reframe runs (or dry-runs) tests
+_RUNS = ('-r', '--run', '--dry-run', '--ci-generate')
+
+
+def runs(argv):
+    return any(a in _RUNS for a in argv[1:])
+
+
+def dry(argv):
+    return '--dry-run' in argv
+
+
+def start(argv, system, output):
+    '''Check the profile's scratch roots, say whether anything will be
+    judged, and, for a run, lock and clean.'''
+    roots = sorted({p['extras']['scratch_root']
+                    for p in system['partitions']})
+    for root in roots:
+        scratch.check_rules(root)
+
+    if references.current() is None:
+        path = references.path_for(system['name'])
+        if os.environ.get('IOGAP_REQUIRE_REFERENCES') == '1':
+            raise ReferenceError(f'{path}: no reference file for system '
+                                 f'{system["name"]}, and IOGAP_REQUIRE_'
+                                 f'REFERENCES=1 demands one')
+        print(f'iogap: no reference file {path}: the figures of '
+              f'{system["name"]} are measured but not judged',
+              file=sys.stderr)
+
+    if not runs(argv):
+        return
+
+    os.makedirs(output, exist_ok=True)
+    scratch.lock_run(output, 'output directory')
+    if dry(argv):
+        return
+
+    for root in roots:
+        # A root this host cannot use is the jobs' to report (or to make)
+        if os.path.isdir(root) and not scratch.problem(root):
+            scratch.lock_run(root, 'scratch root')
+            swept = scratch.remove_leftovers(root)
+            if swept:
+                print(swept, file=sys.stderr)
+
+
+def file_handlers(argv, output):
+    '''The debug log of a run; a listing writes none.'''
+    if not runs(argv):
+        return []
+
+    os.makedirs(output, exist_ok=True)
+    return [{'type': 'file', 'name': os.path.join(output, 'reframe.log'),
+             'level': 'debug', 'append': False,
+             'format': '[%(asctime)s] %(levelname)s: %(check_info)s: '
+                       '%(message)s'}]

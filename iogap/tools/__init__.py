@@ -1,0 +1,1 @@
+'''Where the benchmark tools come from: Spack, a view, or PATH.'''

@@ -1,0 +1,86 @@
+'''Where a check's binaries come from, decided in one place.
+
+Order: an explicit install prefix the caller names (e.g. ``$IOGAP_OSU_PREFIX``),
+then the partition's tool stack (the ToolStack fixture: the Spack view, or
+the OS tools the Spack environment declares as externals, such as dd), then
+PATH.
+Tools that install outside ``bin/`` (OSU puts its binaries in
+``libexec/osu-micro-benchmarks/mpi/<category>/``) pass ``subdirs``: they are
+searched under the prefix, the view and the parent of every PATH entry. A
+missing binary is a skip that names it and every place looked in. On remote
+partitions the lookup happens on the compute node, so the name is only
+resolved against the prefix or view, in the first sub-directory given.
+'''
+
+import os
+import shutil
+
+from reframe.core.exceptions import SkipTestError
+
+
+
+def find_tool(test, name, subdirs=('bin',), prefixes=(), what=None):
+    '''Return ``(command, provider)`` for ``name`` or skip ``test``.
+
+    ``prefixes`` are explicit install prefixes tried first (a prefix that is
+    given but lacks the tool is a skip: it is never silently bypassed);
+    ``what`` names the package in skip messages.
+    '''
+    local = test.current_partition.scheduler.registered_name == 'local'
+    label = f'{name} ({what})' if what else name
+    for prefix in filter(None, prefixes):
+        path = _under(prefix, subdirs, name, local)
+        if path is None:
+            raise SkipTestError(f'{label} not found under the prefix '
+                                f'{prefix} (looked in {", ".join(subdirs)})')
+
+        return path, f'prefix:{path}'
+
+    stack = test.tools
+    if stack.view:
+        path = _under(stack.view, subdirs, name, local)
+        if path is not None:
+            return path, f'{stack.provider}:{path}'
+
+    external = stack.spack_env.external(name) if stack.spack_env else None
+    if external:
+        return external[0], f'spack-external:{external[1]}:{external[0]}'
+
+    if not local:
+        return name, 'PATH (resolved on the compute node)'
+
+    path = shutil.which(name) or _on_path_prefixes(name, subdirs)
+    if path is None:
+        where = ('' if tuple(subdirs) == ('bin',) else
+                 f', nor under a PATH entry\'s parent in '
+                 f'{" or ".join(subdirs)},')
+        looked = (f'not in the Spack view {stack.view}, ' if stack.view
+                  else 'no Spack view is built (./setup.sh with a Spack), ')
+        raise SkipTestError(f'{label} not found: {looked}not on PATH{where} '
+                            f'(install {what or name} or set '
+                            f'IOGAP_SPACK_VIEW)')
+
+    return path, f'PATH:{path}'
+
+
+def _under(prefix, subdirs, name, local):
+    '''``prefix/<subdir>/name`` for the first subdir holding it; remotely
+    (nothing to check) the first subdir.'''
+    paths = [os.path.join(prefix, sub, name) for sub in subdirs]
+    if not local:
+        return paths[0]
+
+    return next((p for p in paths if os.access(p, os.X_OK)), None)
+
+
+def _on_path_prefixes(name, subdirs):
+    '''Look below the parent of each PATH entry, e.g. ``/opt/osu/bin`` ->
+    ``/opt/osu/libexec/...``.'''
+    for entry in os.environ.get('PATH', '').split(os.pathsep):
+        if entry:
+            path = _under(os.path.dirname(entry.rstrip('/')), subdirs, name,
+                          True)
+            if path:
+                return path
+
+    return None

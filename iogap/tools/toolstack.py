@@ -1,0 +1,103 @@
+'''ToolStack: where a partition's benchmark tools come from, decided once
+per partition and environment in a run (a fixture of every measuring test).
+
+On ``+spack`` partitions it builds the project's Spack environment
+(:mod:`iogap.tools.spack`) as a build job on the partition itself. Elsewhere
+it runs on the machine ReFrame runs on and records what the checks will
+use: a view named by ``IOGAP_SPACK_VIEW``, else the view ``setup.sh``
+built for the system's overlay, else PATH. Either way the environment's
+``spack.lock`` is kept with the run's output.
+'''
+
+import os
+import shutil
+import sys
+
+import reframe as rfm
+import reframe.core.runtime as rt
+import reframe.utility.sanity as sn
+from reframe.core.builtins import run_after, run_before, sanity_function, \
+    variable
+
+from iogap.tools import spack
+
+#: Tools the families call; the record says where each resolves
+TOOLS = ('dd', 'numactl', 'fincore', 'mpirun', 'ior', 'mdtest',
+         'darshan-parser')
+
+
+def stack_of(partition):
+    '''``(view, provider kind, Environment or None)`` of a partition.'''
+    env = spack.environment_for(partition.extras,
+                                partition.fullname.split(':')[0])
+    if 'spack' in partition.features:
+        return env.view, 'spack-fixture', env
+
+    user = os.environ.get('IOGAP_SPACK_VIEW')
+    if user:
+        return user, 'spack-view', None
+    if env is not None and env.ready():
+        return env.view, 'spack-view', env
+
+    return None, 'PATH', None
+
+
+class ToolStack(rfm.CompileOnlyRegressionTest):
+    '''Build or locate the tools of one partition.'''
+
+    valid_systems = ['*']
+    valid_prog_environs = ['+tools']
+    sourcesdir = None
+
+    #: View whose ``bin/`` holds the tools, or ``None`` for PATH
+    view = variable(str, type(None), value=None)
+
+    #: Where the tools come from: spack-fixture, spack-view or PATH
+    provider = variable(str, value='PATH')
+
+    @run_after('init')
+    def where_to_build(self):
+        # Decided before setup, which creates the build job: a fixture's
+        # valid_systems names its one partition
+        part = next((p for p in rt.runtime().system.partitions
+                     if p.fullname == self.valid_systems[0]), None)
+        self.build_locally = not (part and 'spack' in part.features)
+
+    @run_before('compile')
+    def provide(self):
+        part = self.current_partition
+        self.view, self.provider, self.spack_env = stack_of(part)
+        self.build_system = 'CustomBuild'
+        self.keep_files = ['rfm_build.out', 'spack.lock']
+        if self.provider == 'spack-fixture':
+            self.build_system.commands = [
+                *part.extras['spack_setup'],
+                f'{sys.executable} -m iogap.tools.spack build '
+                f'--system {part.fullname.split(":")[0]} '
+                f'--partition {part.name}',
+                f'cp {self.spack_env.path}/spack.lock .',
+            ]
+            return
+
+        search = f'{self.view}/bin:$PATH' if self.view else '$PATH'
+        self.build_system.commands = [
+            f'echo "provider: {self.provider} {self.view or ""}"',
+            f'for t in {" ".join(TOOLS)}; do echo "$t: $(PATH={search} '
+            'command -v $t || echo missing)"; done',
+        ]
+        if self.spack_env:
+            shutil.copy(os.path.join(self.spack_env.path, 'spack.lock'),
+                        self.stagedir)
+
+    @sanity_function
+    def validate(self):
+        if self.provider == 'spack-fixture':
+            return sn.assert_true(self.spack_env.ready(),
+                                  msg=f'the Spack build left no whole view '
+                                      f'in {self.view}')
+
+        lines = [sn.assert_found(rf'^provider: {self.provider}\b',
+                                 self.build_stdout)]
+        lines += [sn.assert_found(rf'^{t}: (/\S+|missing)$', self.build_stdout)
+                  for t in TOOLS]
+        return sn.all(lines)
