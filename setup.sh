@@ -3,7 +3,10 @@
 #   ./setup.sh suite [reframe options]   run the checks (generic profile here)
 #   ./setup.sh tests [pytest options]    run the project's own tests
 # OS packages are installed with apt when we are root or have sudo;
-# otherwise the missing ones are named and the script stops.
+# otherwise the missing ones are named and the script stops. With a Spack
+# (IOGAP_SPACK_ROOT, or spack on PATH) the pinned tools of spack.yaml are
+# built into build/spack/<overlay>/view, once: later runs reuse the view
+# while spack.yaml and the overlay stay the same.
 set -o errexit -o nounset -o pipefail
 cd "$(dirname "$0")"
 
@@ -13,10 +16,12 @@ case "$what" in
     *) echo "usage: ./setup.sh suite|tests [options]" >&2; exit 2 ;;
 esac
 
-# Tools the generic profile uses: a C compiler, OpenMPI, parallel HDF5,
-# numactl, fincore (util-linux) and a Python that can make venvs
-packages=(gcc make openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
-          hdf5-tools numactl util-linux python3-venv)
+# What the generic profile and a Spack build take from the OS: compilers,
+# Open MPI, parallel HDF5, numactl, fincore (util-linux), build tools
+packages=(gcc g++ gfortran make openmpi-bin libopenmpi-dev
+          libhdf5-openmpi-dev hdf5-tools numactl libnuma-dev util-linux
+          python3-venv autoconf automake libtool m4 perl pkgconf zlib1g-dev
+          bzip2 xz-utils patch file)
 missing=()
 if command -v dpkg-query >/dev/null; then
     for p in "${packages[@]}"; do
@@ -39,8 +44,29 @@ fi
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+spack_wanted=
+if [ -n "${IOGAP_SPACK_ROOT:-}" ] || command -v spack >/dev/null; then
+    spack_wanted=yes
+fi
+# clingo: the concretizer Spack runs in this Python
+.venv/bin/python -m pip install -q --disable-pip-version-check \
+    -e ".[test${spack_wanted:+,spack}]" 2>&1 | grep -v '^WARNING: Location' >&2 || true
+.venv/bin/python -c 'import iogap, reframe' || {
+    echo "setup: installing the Python packages failed" >&2; exit 1; }
 export PATH="$PWD/.venv/bin:$PATH"
+
+if [ -n "$spack_wanted" ]; then
+    # The selected system's overlay (the same --system reframe gets)
+    if [ "$what" = suite ]; then
+        python -m iogap.tools.spack build "$@"
+    else
+        python -m iogap.tools.spack build
+    fi
+else
+    echo "setup: no Spack (set IOGAP_SPACK_ROOT or put spack on PATH):" \
+         "IOR, mdtest, OSU and Darshan checks skip unless their tools are" \
+         "on PATH; dd runs with the OS's coreutils" >&2
+fi
 
 if [ "$what" = suite ]; then
     exec reframe -C reframe_config.py -r "$@"

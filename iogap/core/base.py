@@ -103,6 +103,15 @@ class IogapTest(rfm.RunOnlyRegressionTest):
         command, self.tool_provider = find_tool(self, name, **kwargs)
         return command
 
+    def launch_prefix(self):
+        '''The launcher as the main step uses it, for the job's other
+        steps (ReFrame gives the job its geometry only when it runs).'''
+        for attr in ('num_tasks', 'num_tasks_per_node', 'num_cpus_per_task'):
+            setattr(self.job, attr, getattr(self, attr))
+
+        return ' '.join([*self.job.launcher.command(self.job),
+                         *self.job.launcher.options])
+
     @property
     def is_local(self):
         return self.current_partition.scheduler.registered_name == 'local'

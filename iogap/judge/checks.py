@@ -50,6 +50,10 @@ class Judgement(rfm.RunOnlyRegressionTest):
         '''The figures the judgement needs from case ``index``.'''
         raise NotImplementedError
 
+    def provenance(self):
+        '''Where the references come from (logged as the method).'''
+        raise NotImplementedError
+
     @run_after('init')
     def depend_on_cases(self):
         system = rt.runtime().system
@@ -66,6 +70,7 @@ class Judgement(rfm.RunOnlyRegressionTest):
 
         # Runs beside the first case; the arithmetic is local
         self.valid_systems = [f'{system.name}:{self.cases()[0][1]}']
+        self.method = self.descr = self.provenance()
 
     @run_after('setup')
     def all_sides_selected(self):
@@ -122,6 +127,10 @@ class AbsoluteCheck(Judgement):
     def vars_of(self, index):
         return list(self.target[3])
 
+    def provenance(self):
+        return '; '.join(sorted({e['provenance']
+                                 for e in self.target[3].values()}))
+
     def judged(self, figures):
         return {var: (figures[0][var], e['ref'], e['unit'])
                 for var, e in self.target[3].items()}
@@ -138,6 +147,9 @@ class RatioCheck(Judgement):
     def vars_of(self, index):
         side = ('numerator', 'denominator')[index]
         return [self.ratio[side]['var']]
+
+    def provenance(self):
+        return self.ratio['provenance']
 
     def judged(self, figures):
         (num,), (den,) = (f.values() for f in figures)
@@ -168,6 +180,9 @@ class FitCheck(Judgement):
 
     def vars_of(self, index):
         return [self.fit['var']]
+
+    def provenance(self):
+        return self.fit['provenance']
 
     def judged(self, figures):
         _, factor = references.AXES[self.fit['over']]

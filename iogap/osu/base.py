@@ -109,9 +109,6 @@ class OSUBase(IogapTest, CoreSpec, CpuBind):
 
         return [str(o) for o in opts]
 
-    def launch_prefix(self):
-        return ' '.join([*self.job.launcher.command(self.job),
-                         *self.job.launcher.options])
 
     @run_before('run')
     def probe_and_validate(self):

@@ -49,10 +49,6 @@ class ParallelIOTest(IogapTest, CoreSpec, CpuBind):
     #: The tool's name, for messages and the partition's time limit key
     TOOL = ''
 
-    def launch_prefix(self):
-        '''The launcher as the main step uses it, for further steps.'''
-        return ' '.join([*self.job.launcher.command(self.job),
-                         *self.job.launcher.options])
 
     @run_after('setup')
     def set_time_limit(self):

@@ -11,8 +11,7 @@ named by ``$IOGAP_SPACK_MIRROR`` (a ``file://`` URL or a path) is added,
 with checksums relaxed in the scope that names it and nowhere else.
 Everything Spack writes stays in the build directory (install tree,
 caches, its user config): nothing under ``$HOME``. A view is trusted only
-with a stamp that matches the spack.yaml, overlay and mirror it was built
-from, so a failed or half-done build is never used.
+with a stamp that matches the spack.yaml and overlay it was built from, so a failed or half-done build is never used.
 '''
 
 import argparse
@@ -92,9 +91,9 @@ class Environment:
 
     def digest(self):
         h = hashlib.sha256()
+        # Where the sources came from does not change what was built
         for part in (open(os.path.join(ROOT, 'spack.yaml')).read(),
-                     open(overlay_path(self.overlay)).read(),
-                     mirror_url() or '', self.target):
+                     open(overlay_path(self.overlay)).read(), self.target):
             h.update(part.encode())
 
         return h.hexdigest()
