@@ -1,5 +1,10 @@
 '''Shared helpers: run ReFrame on this repository in an isolated output and
-scratch directory under the test's own tmp_path.'''
+scratch directory under the test's own tmp_path.
+
+The library's partition-shaped parameters (clocks, processes per node)
+take their values from the profile loaded when a family is first imported;
+unit tests load the Cori profile first, so every family and variant exists
+in-process. Real runs use other profiles in subprocesses.'''
 
 import glob
 import json
@@ -11,8 +16,10 @@ import sys
 
 import pytest
 
+from iogap import profile
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+profile.load(['--system', 'cori'], {})
 
 _DRY = re.compile(r'^\[\s*DRY\s*\] (\S+) (.*?) /(\w+) @(\S+?)\+(\S+)$')
 
@@ -63,7 +70,7 @@ class Run:
         return scripts
 
 
-def run_reframe(tmp_path, *args, env=None, scratch=None):
+def run_reframe(tmp_path, *args, env=None, scratch=None, timeout=900):
     out = tmp_path / 'out'
     if scratch is None:
         scratch = tmp_path / 'scratch'
@@ -75,7 +82,7 @@ def run_reframe(tmp_path, *args, env=None, scratch=None):
     proc = subprocess.run(reframe_cmd() + ['-C', 'reframe_config.py',
                                            *args],
                           cwd=ROOT, env=environ, capture_output=True,
-                          text=True, timeout=900)
+                          text=True, timeout=timeout)
     return Run(proc, str(out))
 
 

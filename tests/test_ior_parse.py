@@ -4,9 +4,11 @@ IOR 4.0.0 runs (tests/data/ior, see PROVENANCE.md there).'''
 import pytest
 from reframe.core.exceptions import SanityError
 
-from iogap import iorparse
+from iogap.core.variants import size_bytes
 from iogap.errors import IogapError
-from iogap.sweep import ppn_sweep
+from iogap.pio import parse as iorparse
+from iogap.pio.base import ppn_sweep
+from iogap.profile import Part
 
 MiB = 2**20
 
@@ -146,13 +148,13 @@ def test_truncated_mdtest_has_no_rates(data):
 @pytest.mark.parametrize('text,nbytes', [('1m', MiB), ('1g', 2**30),
                                          ('4K', 4096), ('1048576', MiB)])
 def test_sizes(text, nbytes):
-    assert iorparse.size_bytes(text) == nbytes
+    assert size_bytes(text) == nbytes
 
 
 @pytest.mark.parametrize('text', ['1.5m', 'm', '1q', '', '0'])
 def test_bad_size_is_one_line(text):
-    with pytest.raises(IogapError, match='not a size IOR accepts'):
-        iorparse.size_bytes(text, 'IOR block size')
+    with pytest.raises(IogapError, match='is not a size'):
+        size_bytes(text, 'IOR block size')
 
 
 def test_direct_needs_4k_transfers():
@@ -175,4 +177,6 @@ def test_block_must_be_a_multiple_of_transfer():
     (1, None, [1]),
 ])
 def test_procs_per_node_sweep(cores, limit, sweep):
-    assert ppn_sweep(cores, limit) == sweep
+    part = Part('s:p', [], {'ior_max_ppn': limit}, cores)
+    assert ppn_sweep(part) == sweep
+    assert ppn_sweep(part, core_spec=cores - 1) == [1]

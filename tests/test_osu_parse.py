@@ -1,5 +1,6 @@
 '''OSU output parsing, placement checks and binary lookup, on real captures
-of OSU 5.9 and 7.2 (tests/data/osu/SOURCES.md says how each was made).'''
+of OSU 5.9, 7.2 and 7.4 (tests/data/osu/SOURCES.md says how each was
+made).'''
 
 import os
 import stat
@@ -8,9 +9,11 @@ from types import SimpleNamespace
 import pytest
 from reframe.core.exceptions import SanityError, SkipTestError
 
-from iogap import osuparse, placement
-from iogap.provider import find_tool
-from iogap.variants import CpuBindVariant
+from iogap.core import placement, steps
+from iogap.core.variants import CpuBind
+from iogap.osu import parse as osuparse
+from iogap.osu.base import supports_types
+from iogap.tools.provider import find_tool
 
 LAT = 'Latency (us)'
 
@@ -134,10 +137,36 @@ def test_job_output_splits_into_labelled_runs(data):
            + text(data, 'osu7_latency_m0-4096_i100_x10_validate.txt') +
            'iogap-step: run=measure ranks=2 nodes=1\n'
            + text(data, 'osu7_latency_m0-4096_i100_x10.txt'))
-    runs = osuparse.parse_runs(job)
-    assert [labels['run'] for labels, _ in runs] == ['validate', 'measure']
-    assert runs[1][0] == {'run': 'measure', 'ranks': '2', 'nodes': '1'}
-    assert 'Validation' not in runs[1][1] and 'Pass' in runs[0][1]
+    runs = steps.parse(job)
+    assert [s['run'] for s in runs] == ['validate', 'measure']
+    assert runs[1].labels == {'run': 'measure', 'ranks': '2', 'nodes': '1'}
+    assert 'Validation' not in runs[1].text and 'Pass' in runs[0].text
+
+
+def test_osu74_allreduce_validates_in_float_not_in_char(data):
+    '''OSU 7.4's default MPI_CHAR sums overflow; MPI_FLOAT validates, as
+    OSU 5.x's only type did.'''
+    with pytest.raises(SanityError, match=r'validation \(-c\) failed at 16 '
+                       r'B: DATA VALIDATION ERROR'):
+        osuparse.checked_table(
+            text(data, 'osu74_allreduce_np2_validate_char_FAIL.txt'),
+            'osu_allreduce', 65536, True)
+    table = osuparse.checked_table(
+        text(data, 'osu74_allreduce_np2_validate_float.txt'),
+        'osu_allreduce', 65536, True)
+    assert (table.version, table.datatype) == ('7.4', 'MPI_FLOAT')
+    assert table.sizes()[0] == 4 and not table.failed_sizes()
+    measured = osuparse.checked_table(
+        text(data, 'osu74_allreduce_np2_float.txt'), 'osu', 65536, False)
+    assert measured.values('Latency')[65536] > 0
+
+
+def test_only_osu7_binaries_take_a_datatype(tmp_path):
+    new, old = tmp_path / 'osu7', tmp_path / 'osu5'
+    new.write_bytes(b'\x7fELF ... [all,mpi_char,mpi_int,mpi_float] ...')
+    old.write_bytes(b'\x7fELF ... -c, --validation ...')
+    assert supports_types(str(new)) and not supports_types(str(old))
+    assert not supports_types(str(tmp_path / 'missing'))
 
 
 @pytest.mark.parametrize('name,line', [
@@ -146,7 +175,7 @@ def test_job_output_splits_into_labelled_runs(data):
     ('osu7_latency_validate_FAIL_injected.err', 'a rank exited with code 1'),
 ])
 def test_stderr_error_quotes_the_telling_line(data, name, line):
-    assert osuparse.stderr_error(data('osu', name)).endswith(line)
+    assert osuparse.stderr_error(text(data, name)).endswith(line)
 
 
 def ranks(*specs):
@@ -188,7 +217,9 @@ def test_placement_probe_lines_and_checks():
 
 def binder(cpu_bind, num_cpus=64, cpus_per_task=2):
     return SimpleNamespace(
-        cpu_bind=cpu_bind, launch_options=['--cpu-bind=cores'],
+        cpu_bind=cpu_bind,
+        job=SimpleNamespace(launcher=SimpleNamespace(
+            options=['--cpu-bind=cores'])),
         cpus_per_task=lambda: cpus_per_task,
         current_partition=SimpleNamespace(
             processor=SimpleNamespace(num_cpus=num_cpus)))
@@ -196,20 +227,33 @@ def binder(cpu_bind, num_cpus=64, cpus_per_task=2):
 
 def test_check_binding_checks_every_rank():
     test = binder('cores')
-    assert CpuBindVariant.check_binding(test, ['0,32', '1,33']) == \
+    assert CpuBind.check_binding(test, ['0,32', '1,33']) == \
         '0,32 1,33'
     with pytest.raises(SanityError, match=r'but task 1 ran on CPUs 0-63 '
                        r'\(64 of 64\): no binding happened'):
-        CpuBindVariant.check_binding(test, ['0,32', '0-63'])
+        CpuBind.check_binding(test, ['0,32', '0-63'])
+    with pytest.raises(SanityError, match='bound tasks share CPUs'):
+        CpuBind.check_binding(test, ['0,32', '0,32'])
 
-    assert CpuBindVariant.check_binding(binder('default'), ['0-63']) == '0-63'
+    assert CpuBind.check_binding(binder('default'), ['0-63']) == '0-63'
 
 
-def fake_test(extras=None, environ='builtin', scheduler='local'):
+class FakeEnv:
+    '''The ToolStack's view of a built Spack environment.'''
+
+    def __init__(self, externals):
+        self.externals = externals
+
+    def external(self, tool):
+        return self.externals.get(tool)
+
+
+def fake_test(view=None, scheduler='local', provider='spack-view',
+              spack_env=None):
     return SimpleNamespace(
-        current_environ=SimpleNamespace(name=environ),
+        tools=SimpleNamespace(view=view, provider=provider,
+                              spack_env=spack_env),
         current_partition=SimpleNamespace(
-            extras=extras or {},
             scheduler=SimpleNamespace(registered_name=scheduler)))
 
 
@@ -225,7 +269,6 @@ SUBDIRS = ('libexec/osu-micro-benchmarks/mpi/pt2pt', 'bin')
 
 
 def test_provider_finds_osu_in_its_libexec_layout(tmp_path, monkeypatch):
-    monkeypatch.delenv('IOGAP_SPACK_VIEW', raising=False)
     path = install(tmp_path / 'osu', SUBDIRS[0], 'osu_latency')
     (tmp_path / 'osu' / 'bin').mkdir()
     monkeypatch.setenv('PATH', f'{tmp_path}/osu/bin:{os.environ["PATH"]}')
@@ -244,20 +287,23 @@ def test_provider_finds_osu_in_its_libexec_layout(tmp_path, monkeypatch):
     # Spack views keep the layout; remotely the first sub-directory is used
     view = tmp_path / 'view'
     found = install(view, SUBDIRS[0], 'osu_latency')
-    monkeypatch.setenv('IOGAP_SPACK_VIEW', str(view))
-    assert find_tool(fake_test(environ='spack'), 'osu_latency',
-                     SUBDIRS)[0] == found
-    assert find_tool(fake_test(environ='spack', scheduler='slurm'), 'osu_bw',
+    assert find_tool(fake_test(str(view)), 'osu_latency', SUBDIRS) == \
+        (found, f'spack-view:{found}')
+    assert find_tool(fake_test(str(view), scheduler='slurm'), 'osu_bw',
                      SUBDIRS)[0] == f'{view}/{SUBDIRS[0]}/osu_bw'
 
 
-def test_provider_default_lookup_is_unchanged(tmp_path, monkeypatch):
-    monkeypatch.setenv('IOGAP_SPACK_VIEW', str(tmp_path))
-    assert find_tool(fake_test(environ='spack', scheduler='slurm'),
-                     'dd')[0] == f'{tmp_path}/bin/dd'
-    monkeypatch.delenv('IOGAP_SPACK_VIEW')
+def test_os_tools_come_from_the_environment_externals(tmp_path):
+    env = FakeEnv({'dd': ('/usr/bin/dd', 'coreutils@9.1')})
+    assert find_tool(fake_test(str(tmp_path), spack_env=env), 'dd') == \
+        ('/usr/bin/dd', 'spack-external:coreutils@9.1:/usr/bin/dd')
+
+
+def test_a_missing_tool_is_a_skip_that_names_it(tmp_path, monkeypatch):
     monkeypatch.setenv('PATH', str(tmp_path))
-    with pytest.raises(SkipTestError, match=r'^nope not found: not on PATH '
-                       r'and no Spack view has it \(set IOGAP_SPACK_VIEW or '
-                       r'install nope\)$'):
+    with pytest.raises(SkipTestError, match=r'^nope not found: no Spack view '
+                       r'is built .*not on PATH'):
         find_tool(fake_test(), 'nope')
+    with pytest.raises(SkipTestError, match=rf'^ior not found: not in the '
+                       rf'Spack view {tmp_path}, not on PATH'):
+        find_tool(fake_test(str(tmp_path)), 'ior')

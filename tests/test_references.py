@@ -1,18 +1,19 @@
-'''Reference files: validation errors name file, key and value.'''
+'''Reference files: every malformed entry is refused before any job, in one
+line naming file, line, key and value; the shipped files load.'''
 
 import copy
+import os
 
 import pytest
 import yaml
 
-from iogap import references, rebaseline, registry
+from conftest import ROOT
+from iogap import profile
 from iogap.errors import ReferenceError
-from iogap.ratios import divide
-from reframe.core.exceptions import SanityError
+from iogap.judge import checks, references
 
-PARTS = ('knl', 'haswell')
 GOOD = {
-    'system': 'x',
+    'system': 'cori',
     'absolute': [{'test': 'DDSingleStream', 'partition': 'knl',
                   'params': {'mode': 'dsync'}, 'var': 'write_bw',
                   'ref': [31.23, -0.1, None], 'unit': 'MB/s',
@@ -26,11 +27,18 @@ GOOD = {
                                 'var': 'write_bw'},
                 'ref': [0.69, -0.1, 0.1], 'unit': 'ratio',
                 'provenance': 'study'}],
+    'fits': [{'name': 'f', 'test': 'DDFrequencySweep', 'partition': 'knl',
+              'params': {'mode': 'buffered'}, 'over': 'cpu_freq',
+              'var': 'write_bw', 'stat': 'slope', 'ref': [100, -0.5, 0.5],
+              'unit': 'MB/s/GHz', 'provenance': 'study'}],
 }
 
 
-def check(data):
-    return references.validate_text('x.yaml', yaml.safe_dump(data), PARTS)
+def check(tmp_path, data, text=None):
+    path = tmp_path / 'cori.yaml'
+    path.write_text(text if text is not None else
+                    yaml.safe_dump(data, sort_keys=False))
+    return references.File(str(path), 'cori', profile.parts())
 
 
 def broken(path, value):
@@ -46,99 +54,119 @@ def broken(path, value):
     return data
 
 
-def test_good_file_loads():
-    absolute, ratios = check(GOOD)
-    assert absolute[0]['ref'] == [31.23, -0.1, None]
-    assert ratios[0]['name'] == 'r'
+def test_good_file_loads(tmp_path):
+    ref = check(tmp_path, GOOD)
+    assert [e['name'] for e in ref.entries('ratios')] == ['r']
 
 
-def test_the_shipped_files_load():
-    for system, parts in [('cori', PARTS), ('localpair', ('all', 'one'))]:
-        absolute, ratios = references.load(system, parts)
-        assert ratios and all(r['provenance'] for r in ratios)
-
-
-def test_malformed_yaml_names_file_and_line():
-    with pytest.raises(ReferenceError, match=r'x.yaml line 2: malformed'):
-        references.validate_text('x.yaml', 'a: [1,\nb: }', PARTS)
+@pytest.mark.parametrize('system', ['anyhost', 'cori', 'localpair'])
+def test_the_shipped_files_load(system):
+    try:
+        profile.load(['--system', system], {})
+        name = profile.current()['name']
+        ref = references.File(os.path.join(ROOT, 'reference', f'{name}.yaml'),
+                              name, profile.parts())
+        assert ref.entries('ratios')
+    finally:
+        profile.load(['--system', 'cori'], {})
 
 
 @pytest.mark.parametrize('path,value,message', [
-    (('absolute', 0, 'unit'), KeyError, r'absolute\[0\]: unit: missing'),
-    (('absolute', 0, 'provenance'), '', r'provenance: missing value'),
-    (('absolute', 0, 'test'), 'NoSuch', r"test: unknown test 'NoSuch'"),
-    (('absolute', 0, 'partition'), 'gpu', r"partition: no partition 'gpu'"),
-    (('absolute', 0, 'params'), {'mode': 'async'},
-     r"params.mode: 'async' is not one of"),
-    (('absolute', 0, 'params'), {'colour': 1}, r"has no parameter 'colour'"),
-    (('absolute', 0, 'var'), 'speed', r"no performance variable 'speed'"),
-    (('absolute', 0, 'ref'), [1, 0.1, None], r'lower bound 0.1 must be <= 0'),
-    (('absolute', 0, 'ref'), [1, None, -0.1], r'upper bound -0.1 must be >= 0'),
-    (('absolute', 0, 'ref'), [1, -2, None], r'below -1'),
-    (('absolute', 0, 'ref'), ['fast', -0.1, None], r'expected \[value'),
-    (('absolute', 0, 'ref'), [1, -0.1], r'expected \[value'),
-    (('absolute', 0, 'bogus'), 1, r"unknown key 'bogus'"),
-    (('ratios', 0, 'numerator', 'partition'), 'gpu',
-     r"ratios\[0\].numerator: partition: no partition 'gpu'"),
-    (('ratios', 0, 'denominator', 'params'), {'cpu_bind': 'sockets'},
-     r"ratios\[0\].denominator: params.cpu_bind: 'sockets'"),
-    (('ratios', 0, 'unit'), KeyError, r'ratios\[0\]: unit: missing'),
-    (('ratios',), 'none', r'ratios: expected a list'),
+    (['absolute', 0, 'test'], 'NoSuch', "absolute[0].test: unknown test "
+     "'NoSuch'"),
+    (['absolute', 0, 'partition'], 'gpu', "no partition 'gpu' in system "
+     "cori"),
+    (['absolute', 0, 'params'], {'mode': 'odd'}, "params.mode: 'odd' is "
+     "not one of"),
+    (['absolute', 0, 'params'], {'colour': 'red'}, "has no parameter "
+     "'colour'"),
+    (['absolute', 0, 'params'], {'mode': 'dsync', 'memory': 'mcdram'},
+     None),
+    (['absolute', 0, 'var'], 'speed', "reports no figure 'speed'"),
+    (['absolute', 0, 'var'], 'write_bw_cv', 'describes the spread'),
+    (['absolute', 0, 'unit'], 'MiB/s', "'MiB/s' differs from the "
+     "figure's unit 'MB/s'"),
+    (['absolute', 0, 'ref'], [float('nan'), -0.1, None],
+     'nan is not a number'),
+    (['absolute', 0, 'ref'], [-3, -0.1, None], 'must be positive'),
+    (['absolute', 0, 'ref'], [0, -0.1, None], 'must be positive'),
+    (['absolute', 0, 'ref'], [True, -0.1, None], "True is not of type 'number'"),
+    (['absolute', 0, 'ref'], [31, 0.2, None], 'lower bound 0.2'),
+    (['absolute', 0, 'ref'], [31, None, -1], 'upper bound -1'),
+    (['absolute', 0, 'ref'], [31, None, None], 'both bounds are null'),
+    (['absolute', 0, 'ref'], [31, -0.1], 'is too short'),
+    (['absolute', 0, 'colour'], 'red', "'colour' was unexpected"),
+    (['absolute', 0, 'provenance'], KeyError, "'provenance' is a "
+     "required property"),
+    (['ratios', 0, 'numerator', 'var'], 'speed', "reports no figure"),
+    (['ratios', 0, 'unit'], 'MB/s', "differs from the figure's unit "
+     "'ratio'"),
+    (['fits', 0, 'stat'], 'mean', "'mean' is not one of"),
+    (['fits', 0, 'unit'], 'MB/s', "'MB/s' differs from the figure's "
+     "unit 'MB/s/GHz'"),
+    (['fits', 0, 'params'], {'mode': 'buffered', 'cpu_freq': 1400000},
+     'fixes cpu_freq'),
+    (['system'], 'other', "names 'other', but the file is for system "
+     "'cori'"),
 ])
-def test_each_validation_error(path, value, message):
-    with pytest.raises(ReferenceError, match=message):
-        check(broken(path, value))
+def test_each_error_names_file_line_key_and_value(tmp_path, path, value,
+                                                   message):
+    data = broken(path, value)
+    if message is None:
+        # memory=mcdram exists only on knl: move the entry to haswell
+        data['absolute'][0]['partition'] = 'haswell'
+        message = 'is not generated on partition haswell'
+    with pytest.raises(ReferenceError) as err:
+        check(tmp_path, data)
+    text = str(err.value)
+    assert text.startswith(f'{tmp_path}/cori.yaml:'), text
+    assert message in text and '\n' not in text, text
 
 
-def test_duplicate_ratio_names():
+def test_line_numbers_point_at_the_entry(tmp_path):
+    data = broken(['ratios', 0, 'numerator', 'var'], 'speed')
+    text = yaml.safe_dump(data, sort_keys=False)
+    lines = text.splitlines()
+    with pytest.raises(ReferenceError) as err:
+        check(tmp_path, None, text)
+    line = int(str(err.value).split(':')[1])
+    assert lines[line - 1].strip() == 'var: speed'
+
+
+def test_empty_file_and_malformed_yaml(tmp_path):
+    with pytest.raises(ReferenceError, match=r'cori.yaml:1: the file is '
+                       r'empty'):
+        check(tmp_path, None, '# nothing here\n')
+    with pytest.raises(ReferenceError, match=r'cori.yaml:4: malformed YAML: expected'):
+        check(tmp_path, None, 'system: cori\nratios:\n- [unclosed\n')
+
+
+def test_duplicates_name_the_first_line(tmp_path):
+    data = copy.deepcopy(GOOD)
+    data['absolute'].append(copy.deepcopy(data['absolute'][0]))
+    with pytest.raises(ReferenceError, match=r'absolute\[1\]: duplicates the '
+                       r'entry on line 3'):
+        check(tmp_path, data)
     data = copy.deepcopy(GOOD)
     data['ratios'].append(copy.deepcopy(data['ratios'][0]))
-    with pytest.raises(ReferenceError, match=r"duplicate ratio 'r'"):
-        check(data)
+    with pytest.raises(ReferenceError, match=r"'r' is already used on line"):
+        check(tmp_path, data)
+    with pytest.raises(ReferenceError, match=r'system: duplicate key'):
+        check(tmp_path, None, 'system: cori\nsystem: cori\n')
 
 
-def test_zero_denominator_is_a_clear_failure():
-    with pytest.raises(SanityError, match='denominator is 0'):
-        divide('r', 1.0, 0.0)
-    assert divide('r', 1.0, 4.0) == 0.25
-
-
-@pytest.mark.parametrize('unit,spread,expected', [
-    ('MB/s', 0.01, (-0.25, None)),   # bandwidth: a floor only, >= 25%
-    ('MB/s', 0.1, (-0.3, None)),
-    ('ops/s', 0.5, (-0.9, None)),    # capped: never a bound of -100%
-    ('us', 0.02, (None, 0.25)),      # latency: a ceiling only
-    ('ratio', 0.1, (-0.3, 0.3)),     # ratios: both sides
-])
-def test_tolerance_semantics(unit, spread, expected):
-    assert rebaseline.tolerance(unit, spread) == pytest.approx(expected)
-
-
-def test_variant_names_fill_defaults():
-    family = registry.family('DDSingleStream')
-    assert registry.variant_name(family, {'mode': 'buffered'}) == \
-        registry.variant_name(family, {'mode': 'buffered', 'core_spec': 0,
-                                       'cpu_bind': 'default',
-                                       'memory': 'default'})
-
-
-class _Ran:
-    '''A dependency as the ratio engine sees it once it has run.'''
-
-    class current_system:
-        name = 'x'
-
-    display_name = 'DDSingleStream %mode=dsync'
-
-    def __init__(self, perfvalues):
-        self.perfvalues = perfvalues
-
-
-def test_ratio_side_missing_its_value_is_a_clear_failure():
-    from iogap.ratios import measured
-    side = {'partition': 'knl', 'var': 'write_bw'}
-    assert measured(_Ran({'x:knl:write_bw': (31.0, 0, 0, 0, 'MB/s')}),
-                    side) == 31.0
-    for values in ({}, {'x:knl:write_bw': (None, 0, 0, 0, 'MB/s')}):
-        with pytest.raises(SanityError, match='on knl reported no write_bw'):
-            measured(_Ran(values), side)
+def test_most_specific_absolute_entry_wins(tmp_path, monkeypatch):
+    data = copy.deepcopy(GOOD)
+    data['absolute'].append({**data['absolute'][0],
+                             'params': {'mode': 'dsync', 'memory': 'dram'},
+                             'ref': [30.0, -0.1, None]})
+    monkeypatch.setattr(references, '_current', check(tmp_path, data))
+    targets = {checks.target_name(t): t for t in checks.absolute_targets()}
+    dram = [t for name, t in targets.items() if 'memory=dram' in name and
+            'cpu_bind=default' in name and 'core_spec=0' in name]
+    [(_, _, _, entries)] = dram
+    assert entries['write_bw']['ref'][0] == 30.0
+    default = [t for name, t in targets.items()
+               if 'memory=default' in name and 'cpu_bind=default' in name
+               and 'core_spec=0' in name]
+    assert default[0][3]['write_bw']['ref'][0] == 31.23

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from iogap import stats
+from iogap.core import stats
 from iogap.errors import IogapError
 
 

@@ -6,6 +6,7 @@ fits) is the job of :mod:`iogap.judge`, so that no failure hides another
 figure.
 '''
 
+import functools
 import os
 import re
 import shutil
@@ -32,6 +33,7 @@ def feature(name, when=None):
         name in part.features
 
 
+@functools.lru_cache(maxsize=None)
 def constraints(cls):
     '''Every constraint ``cls`` and its bases declare.'''
     found = []
@@ -40,6 +42,10 @@ def constraints(cls):
                   if c not in found]
 
     return found
+
+
+def _runtime_parts():
+    return [profile.Part.of(p) for p in rt.runtime().system.partitions]
 
 
 def case_params(test):
@@ -87,9 +93,8 @@ class IogapTest(rfm.RunOnlyRegressionTest):
     @run_after('init')
     def _declared_partitions(self):
         params = case_params(self)
-        self.valid_systems = [
-            p.fullname for p in rt.runtime().system.partitions
-            if runs_on(type(self), params, profile.Part.of(p))]
+        self.valid_systems = [part.fullname for part in _runtime_parts()
+                              if runs_on(type(self), params, part)]
 
     def note(self, text):
         '''Add to :attr:`method`, which every perflog line carries.'''

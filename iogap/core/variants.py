@@ -20,11 +20,21 @@ from iogap.core.base import feature
 from iogap.errors import IogapError
 
 
-class CoreSpec(rfm.RegressionTestPlugin):
-    #: Cores per node reserved for system daemons; 0 leaves all to the job
-    core_spec = parameter([0, 4])
+def core_specs(part):
+    '''Cores a partition can reserve per node: none, or its
+    extras['core_spec_cores'] (the study's 4) where it has +corespec.'''
+    if 'corespec' not in part.features:
+        return [0]
 
-    CONSTRAINTS = (feature('corespec', when=lambda p: p['core_spec']),)
+    return [0, part.extras['core_spec_cores']]
+
+
+class CoreSpec(rfm.RegressionTestPlugin):
+    #: Cores per node reserved for system daemons (``--core-spec``); 0
+    #: leaves all to the job
+    core_spec = parameter(profile.values(core_specs) or [0])
+
+    CONSTRAINTS = (lambda p, part: p['core_spec'] in core_specs(part),)
 
     @run_after('setup')
     def _core_spec_resource(self):

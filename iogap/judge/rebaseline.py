@@ -1,205 +1,182 @@
-'''Write or update ``reference/<system>.yaml`` from a ReFrame run report.
+'''Re-baselining: references for every figure a system measures, from runs
+that show real spread (``--repeat N``, several nights, or both).
 
-    python -m iogap.rebaseline output/reports/run-report-<id>.json [--dry-run]
-
-Each measurement becomes an absolute entry (median over the runs in
-the report), each ratio check updates its ratio's value. Tolerances come from
-the spread observed (3 CV, between 25% and 90%: one run's CV understates
-the night-to-night spread), one-sided for bandwidths
-and rates (a lower bound) and latencies (an upper bound). Entries whose
-provenance does not start with ``baseline`` were set by hand and are kept
-unless ``--force``. The diff of the file is printed; the new file is
-validated before it is written.
+The noise model: a figure's spread is its robust coefficient of variation
+over the runs (1.4826 MAD / median), or the spread its job measured within
+itself (dd's CV over repetitions) when that is larger. A reference accepts
+``K_SIGMA`` times that spread on the side that is a regression (bandwidths
+and rates may not drop, latencies and times may not rise; ratios and fits
+keep the side their entry judges), so a clean night fails about one time
+in a thousand per figure. The drop such a band flags in at least 9 runs of
+10 is recorded as the entry's ``noise.detects``. A figure whose band would
+exceed ``MAX_TOLERANCE`` guards nothing: it goes to ``unjudged`` with its
+spread, instead of a band so wide it always passes.
 '''
 
-import argparse
-import datetime
-import difflib
 import json
-import os
-import socket
 import statistics
-import sys
 
-import yaml
+from iogap.core import registry
+from iogap.core.figures import HIGHER, LOWER
 
-from iogap import references, registry
-from iogap.errors import IogapError
+#: Band half-width in standard deviations (one-sided false alarms ~0.1 %)
+K_SIGMA = 3.0
 
-_STAT_SUFFIXES = ('_min', '_max', '_cv')
+#: z of the 90th percentile: a drop of band + Z90 sigma is caught 9 in 10
+Z90 = 1.2816
 
-#: Narrowest tolerance a baseline gets, whatever the spread it saw
-MIN_TOLERANCE = 0.25
-_HIGHER_IS_BETTER = ('MB/s', 'MiB/s', 'GB/s', 'ops/s')
-_LOWER_IS_BETTER = ('us', 's')
+#: Narrowest band: clocks and rounding wobble by a percent or two
+MIN_TOLERANCE = 0.03
 
+#: Widest band that still guards something
+MAX_TOLERANCE = 0.5
 
-def tolerance(unit, rel_spread):
-    tol = round(min(max(3 * rel_spread, MIN_TOLERANCE), 0.90), 3)
-    if unit in _HIGHER_IS_BETTER:
-        return -tol, None
-    if unit in _LOWER_IS_BETTER:
-        return None, tol
-
-    return -tol, tol
+#: Fewest runs whose spread is trusted
+MIN_RUNS = 3
 
 
-def _spread(values, within_cv=None):
-    cvs = [within_cv / 100] if within_cv else []
-    if len(values) > 2 and statistics.fmean(values):
-        cvs.append(statistics.stdev(values) / abs(statistics.fmean(values)))
-    return max(cvs, default=0.0)
+def robust_cv(values):
+    '''Relative spread of ``values``: 1.4826 MAD / median.'''
+    median = statistics.median(values)
+    if median == 0:
+        return float('inf')
+
+    mad = statistics.median(abs(v - median) for v in values)
+    return 1.4826 * mad / abs(median)
 
 
-def collect(report):
-    '''``{(family, partition, params, var): (values, unit, cvs)}`` and
-    ``{ratio name: values}`` from the test cases of ``report`` that measured
-    (passed, or failed only their performance references).'''
-    absolute, ratios = {}, {}
-    for run in report['runs']:
-        for tc in run['testcases']:
-            # A figure that missed its old reference is still a measurement
-            valid = (tc['result'] == 'pass' or
-                     tc.get('fail_phase') == 'performance')
-            if not valid or not tc.get('perfvalues'):
+def band(cv):
+    '''``(tolerance, detects)`` for a figure of relative spread ``cv``.'''
+    tol = max(K_SIGMA * cv, MIN_TOLERANCE)
+    return round(tol, 3), round(tol + Z90 * cv, 3)
+
+
+def samples(reports):
+    '''``{(family, partition, params json, var): ([values], unit, cvs)}``
+    of measuring cases, and ``{judgement display name: [values]}``, over
+    every run of every report (cases that measured, whatever was judged).'''
+    cases, judged = {}, {}
+    for report in reports:
+        for run in report['runs']:
+            for tc in run['testcases']:
+                if tc.get('fixture') or not tc.get('perfvalues') or \
+                        tc['result'] not in ('pass', 'fail') or \
+                        tc.get('fail_phase') not in (None, 'performance'):
+                    continue
+
+                family = tc['name'].split()[0]
+                cls = registry.get(family)
+                for key, (value, *_, unit, _) in tc['perfvalues'].items():
+                    var = key.rsplit(':', 1)[1]
+                    if cls is None:
+                        judged.setdefault(tc['display_name'].split(' %.')[0],
+                                          []).append(value)
+                        continue
+                    fig = cls.figures.find(var)
+                    if fig is None or fig.better is None:
+                        continue
+                    params = {p: tc[p] for p in cls.param_space.params
+                              if not p.startswith('.')}
+                    ident = (family, tc['partition'],
+                             json.dumps(params, sort_keys=True), var)
+                    entry = cases.setdefault(ident, ([], unit, []))
+                    entry[0].append(value)
+                    cv = tc['perfvalues'].get(f'{key}_cv', [None])[0]
+                    entry[2].extend([cv / 100] if cv is not None else [])
+
+    return cases, judged
+
+
+def _sides(better, tol):
+    return [-tol, None] if better == HIGHER else \
+        [None, tol] if better == LOWER else [-tol, tol]
+
+
+def rebaseline(data, reports, stamp, force=False):
+    '''Update ``data`` (a reference file's mapping) in place; return notes
+    saying what was kept, added, changed and left unjudged.'''
+    notes, unspread = [], 0
+    cases, judged = samples(reports)
+    absolute = {(e['test'], e['partition'],
+                 json.dumps(e.get('params') or {}, sort_keys=True),
+                 e['var']): e for e in data.setdefault('absolute', [])}
+    unjudged = []
+    for ident, (values, unit, cvs) in sorted(cases.items()):
+        family, part, params, var = ident
+        if len(values) < MIN_RUNS and not cvs:
+            unspread += 1
+            continue
+
+        spreads = [max(cvs, default=0.0)]
+        if len(values) >= MIN_RUNS:
+            spreads.append(robust_cv(values))
+        cv = max(spreads)
+        tol, detects = band(cv)
+        fig = registry.get(family).figures.find(var)
+        old = absolute.get(ident)
+        if tol > MAX_TOLERANCE:
+            unjudged.append({'test': family, 'partition': part,
+                             'params': json.loads(params), 'var': var,
+                             'reason': f'too noisy to judge: spread '
+                             f'{cv:.0%} over {len(values)} run(s) ({stamp})'})
+            if old is not None and (force or _baseline(old)):
+                data['absolute'].remove(old)
+            continue
+
+        new = {'test': family, 'partition': part,
+               'params': json.loads(params), 'var': var,
+               'ref': [_round(statistics.median(values)),
+                       *_sides(fig.better, tol)],
+               'unit': unit, 'provenance': stamp,
+               'noise': {'cv': round(cv, 4), 'runs': len(values),
+                         'detects': detects}}
+        if old is None:
+            data['absolute'].append(new)
+        elif force or _baseline(old):
+            old.clear()
+            old.update(new)
+        else:
+            notes.append(f'kept hand-set {family} {part} {var} (--force '
+                         f'replaces it)')
+
+    for kind, key in (('ratios', 'ratio'), ('fits', 'fit')):
+        for entry in data.get(kind) or []:
+            check = 'RatioCheck' if kind == 'ratios' else 'FitCheck'
+            values = judged.get(f'{check} %{key}={entry["name"]}')
+            if not values or len(values) < MIN_RUNS:
+                notes.append(f'{entry["name"]}: fewer than {MIN_RUNS} '
+                             f'values in the report(s): left as it is')
+                continue
+            if not (force or _baseline(entry)):
+                notes.append(f'kept hand-set {entry["name"]} (--force '
+                             f'replaces it)')
                 continue
 
-            cls = tc['unique_name'].rsplit('_', 1)[0]
-            family = registry.family(cls)
-            for key, (value, *_, unit, _result) in tc['perfvalues'].items():
-                var = key.rsplit(':', 1)[1]
-                if cls == 'RatioCheck':
-                    ratios.setdefault(var, []).append(value)
-                elif family and not var.endswith(_STAT_SUFFIXES):
-                    params = {p: tc[p] for p in family.param_space.params}
-                    cv = tc['perfvalues'].get(f'{key}_cv', [None])[0]
-                    ident = (cls, tc['partition'],
-                             json.dumps(params, sort_keys=True), var)
-                    values, _, cvs = absolute.setdefault(ident,
-                                                         ([], unit, []))
-                    values.append(value)
-                    cvs += [cv] if cv is not None else []
+            cv = robust_cv(values)
+            tol, detects = band(cv)
+            lower, upper = entry['ref'][1:]
+            entry['ref'] = [_round(statistics.median(values)),
+                            None if lower is None else -min(tol, 1.0),
+                            None if upper is None else tol]
+            entry['provenance'] = stamp
+            entry['noise'] = {'cv': round(cv, 4), 'runs': len(values),
+                              'detects': detects}
 
-    return absolute, ratios
-
-
-def rebaseline(report, data, stamp, force=False, only='all'):
-    '''Update ``data`` (a loaded reference file) in place; return notes.'''
-    notes, unspread = [], 0
-    measured, ratio_values = collect(report)
-    entries = data.get('absolute') or []
-    index = {(e['test'], e['partition'],
-              json.dumps(e.get('params') or {}, sort_keys=True), e['var']): e
-             for e in entries}
-    for ident, (values, unit, cvs) in sorted(measured.items()):
-        if only == 'ratios':
-            break
-        if not cvs and len(values) < 3:
-            unspread += 1       # no spread seen: no honest tolerance
-            continue
-
-        median = round(statistics.median(values), 6)
-        lower, upper = tolerance(unit, _spread(values, max(cvs, default=0)))
-        new = {'test': ident[0], 'partition': ident[1],
-               'params': json.loads(ident[2]), 'var': ident[3],
-               'ref': [median, lower, upper], 'unit': unit,
-               'provenance': stamp}
-        old = index.get(ident)
-        if old is None:
-            entries.append(new)
-        elif _hand_set(old) and not force:
-            notes.append(f'kept hand-set {ident[0]} {ident[1]} {ident[3]} '
-                         f'(--force replaces it)')
-        else:
-            old.update(ref=new['ref'], unit=unit, provenance=stamp)
-
-    if entries:
-        data['absolute'] = entries
     if unspread:
-        notes.append(f'left {unspread} figure(s) without a reference: no '
-                     f'spread observed (run with --repeat 3)')
-
-    for entry in data.get('ratios') or []:
-        values = ratio_values.get(entry['name'])
-        if not values or only == 'absolute':
-            continue
-        if _hand_set(entry) and not force:
-            notes.append(f'kept hand-set ratio {entry["name"]} (--force '
-                         f'replaces it)')
-            continue
-
-        # A quotient is as noisy as its two parts together
-        parts = [measured.get(_ident(entry[side]), (0, 0, []))[2]
-                 for side in ('numerator', 'denominator')]
-        within = sum(max(cvs, default=0)**2 for cvs in parts)**0.5
-        lower, upper = tolerance(entry['unit'],
-                                 _spread(values, within or None))
-        entry.update(ref=[round(statistics.median(values), 6), lower, upper],
-                     provenance=stamp)
+        notes.append(f'{unspread} figure(s) left alone: fewer than '
+                     f'{MIN_RUNS} runs and no in-job spread (run with '
+                     f'--repeat {MIN_RUNS} or more)')
+    if unjudged:
+        data['unjudged'] = unjudged
+        notes.append(f'{len(unjudged)} figure(s) too noisy to judge, listed '
+                     f'under unjudged')
 
     return notes
 
 
-def _ident(side):
-    family = registry.family(side['test'])
-    params = registry.full_params(family, side.get('params') or {})
-    return (side['test'], side['partition'],
-            json.dumps(params, sort_keys=True), side['var'])
+def _baseline(entry):
+    return str(entry.get('provenance', '')).startswith('baseline')
 
 
-def _hand_set(entry):
-    return not str(entry.get('provenance', '')).startswith('baseline')
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(
-        prog='python -m iogap.rebaseline',
-        description='Update reference/<system>.yaml from a run report')
-    parser.add_argument('report', help='ReFrame JSON run report')
-    parser.add_argument('--dry-run', action='store_true',
-                        help='print the diff, write nothing')
-    parser.add_argument('--force', action='store_true',
-                        help='also replace hand-set references')
-    parser.add_argument('--only', choices=['all', 'absolute', 'ratios'],
-                        default='all', help='which references to update')
-    args = parser.parse_args(argv)
-    try:
-        with open(args.report) as fp:
-            report = json.load(fp)
-        cases = [tc for run in report['runs'] for tc in run['testcases']]
-        system = cases[0]['system'].split(':')[0]
-    except (OSError, ValueError, KeyError, IndexError) as err:
-        sys.exit(f'rebaseline: {args.report} is not a ReFrame run report '
-                 f'with test cases: {err}')
-
-    path = references.path_for(system)
-    old_text = open(path).read() if os.path.exists(path) else ''
-    header = ''.join(line for line in old_text.splitlines(True)
-                     if line.startswith('#'))
-    data = yaml.safe_load(old_text) or {'system': system}
-    stamp = (f'baseline {datetime.date.today()} host={socket.gethostname()} '
-             f'run={report["session_info"].get("uuid", "?")}')
-    notes = rebaseline(report, data, stamp, force=args.force,
-                       only=args.only)
-    new_text = header + yaml.safe_dump(data, sort_keys=False, width=100,
-                                      default_flow_style=None)
-    partitions = sorted({tc['partition'] for tc in cases} |
-                        {e['partition'] for e in data.get('absolute', [])})
-    try:
-        references.validate_text(path, new_text, partitions)
-    except IogapError as err:
-        sys.exit(f'rebaseline: the result would not load: {err}')
-
-    sys.stdout.writelines(difflib.unified_diff(
-        old_text.splitlines(True), new_text.splitlines(True),
-        f'{path} (before)', f'{path} (after)'))
-    for note in notes:
-        print(f'rebaseline: {note}')
-    if not args.dry_run:
-        with open(path, 'w') as fp:
-            fp.write(new_text)
-        print(f'rebaseline: wrote {path}')
-
-
-if __name__ == '__main__':
-    main()
+def _round(value):
+    return float(f'{value:.4g}')

@@ -24,9 +24,7 @@ def rank_sweep(part, core_spec, nodes):
 
 
 def _all_ranks(part):
-    specs = [0, 4] if 'corespec' in part.features else [0]
-    return [n for cs in specs for nodes in (1, 2) for n in
-            rank_sweep(part, cs, nodes)]
+    return [n for nodes in (1, 2) for n in rank_sweep(part, 0, nodes)]
 
 
 class OSUCollective(OSUBase):
@@ -38,6 +36,9 @@ class OSUCollective(OSUBase):
 
     #: Ranks per node (see :func:`rank_sweep`)
     ranks_per_node = parameter(profile.values(_all_ranks))
+
+    # EPCC's sweep ran on whole nodes: no core specialization
+    core_spec = parameter(inherit_params=True, filter_params=lambda p: p[:1])
 
     CONSTRAINTS = (
         lambda p, part: p['num_nodes'] == 1 or (

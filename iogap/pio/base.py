@@ -16,7 +16,7 @@ from reframe.core.exceptions import SanityError
 from iogap import profile
 from iogap.core import placement
 from iogap.core.base import IogapTest, feature
-from iogap.core.variants import CoreSpec, CpuBind
+from iogap.core.variants import CoreSpec, CpuBind, core_specs
 from iogap.pio import parse
 
 
@@ -35,10 +35,6 @@ def node_sweep(part):
     '''Node counts on ``part``: extras['ior_nodes'] the partition allows.'''
     most = part.extras['max_nodes'] if 'multinode' in part.features else 1
     return [n for n in part.extras['ior_nodes'] if n <= most]
-
-
-def _core_specs(part):
-    return [0, 4] if 'corespec' in part.features else [0]
 
 
 class ParallelIOTest(IogapTest, CoreSpec, CpuBind):
@@ -88,7 +84,7 @@ class Sweep(rfm.RegressionTestPlugin):
 
     #: Processes per node of the case (see :func:`ppn_sweep`)
     procs_per_node = parameter(profile.values(
-        lambda part: [n for cs in _core_specs(part)
+        lambda part: [n for cs in core_specs(part)
                       for n in ppn_sweep(part, cs)]))
 
     CONSTRAINTS = (

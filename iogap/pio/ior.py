@@ -165,10 +165,16 @@ class IORBench(IORBase, Sweep):
     #: Page cache (buffered), fsync at close (``-e``) or O_DIRECT
     mode = parameter(['buffered', 'fsync', 'direct'])
 
+    # The sweep is the study's scaling figure: core specialization is
+    # studied where it was measured (IORCollective), and a file per process
+    # is one OST already, so only shared files get tuned striping
+    core_spec = parameter(inherit_params=True, filter_params=lambda p: p[:1])
+
     CONSTRAINTS = (
         feature('hdf5', when=lambda p: p['api'] == 'HDF5'),
         feature('odirect', when=lambda p: p['mode'] == 'direct'),
         lambda p, part: p['mode'] != 'direct' or p['api'] == 'POSIX',
+        lambda p, part: p['striping'] == 'default' or p['layout'] == 'ssf',
     )
 
 

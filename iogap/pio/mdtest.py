@@ -29,6 +29,9 @@ class MDTestBench(ParallelIOTest, Sweep):
     #: A working directory per task (``-u``), or all tasks in one
     directory = parameter(['unique', 'shared'])
 
+    # Metadata rates over the sweep; core specialization is studied elsewhere
+    core_spec = parameter(inherit_params=True, filter_params=lambda p: p[:1])
+
     #: Files per task (``-n``); ``None`` takes extras['mdtest_files_per_proc']
     files_per_proc = variable(int, type(None), value=None)
 

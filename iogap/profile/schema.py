@@ -34,6 +34,8 @@ EXTRAS = {
     'cpu_bind_options': (_STR_LIST, [], 'launcher options that bind each '
                          'task to its cores (`--cpu-bind=cores`, '
                          '`--bind-to core`)'),
+    'core_spec_cores': (_POS, 4, 'cores the core-spec variant reserves '
+                        'per node (study: `#SBATCH -S 4`)'),
     'cpu_freqs_khz': ({'type': 'array', 'minItems': 2, 'items': _POS}, [],
                       'CPU clocks of the frequency sweep (`srun '
                       '--cpu-freq`), kHz'),
@@ -114,8 +116,8 @@ FEATURES = {
     'multinode': (['max_nodes'], [], 'jobs may span nodes: inter-node '
                   'placements and node sweeps'),
     'cpubind': (['cpu_bind_options'], [], 'the `cpu_bind=cores` variant'),
-    'corespec': ([], ['core_spec'], 'the `core_spec=4` variant '
-                 '(`--core-spec`)'),
+    'corespec': (['core_spec_cores'], ['core_spec'], 'the core-spec '
+                 'variant (`--core-spec`)'),
     'cpufreq': (['cpu_freqs_khz'], [], 'the CPU-frequency sweeps'),
     'mcdram': (['numa_nodes', 'memory_access'], [], 'the `memory=dram|'
                'mcdram` variants (`numactl -m`)'),
@@ -161,7 +163,7 @@ def validate_partition(system, part):
 
         keys, needs, _ = FEATURES[feature]
         for key in keys:
-            if not extras.get(key):
+            if not extras.get(key, EXTRAS[key][1]):
                 raise ProfileError(f'{where}: feature +{feature} needs '
                                    f'extras[{key!r}]')
         for res in needs:

@@ -1,0 +1,1 @@
+'''Judgement: the reference store, the judgement checks and re-baselining.'''

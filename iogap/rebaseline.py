@@ -1,0 +1,111 @@
+'''Re-baseline a system's references from its own runs.
+
+    reframe -C reframe_config.py -r --repeat 5
+    python -m iogap.rebaseline output/reports/run-report-*.json
+
+Every figure the runs measured gets an absolute reference whose band comes
+from its measured spread (iogap.judge.rebaseline); ratios and fits are
+refreshed the same way; figures too noisy to judge are listed under
+``unjudged``. Entries set by hand (provenance not starting with
+``baseline``) are kept unless ``--force``. The diff is printed (``--patch
+FILE`` also writes it as a patch ``git apply`` takes from the repository
+root); the new file is validated before it is written, and ``--dry-run``
+writes nothing.
+'''
+
+import argparse
+import datetime
+import difflib
+import json
+import os
+import socket
+import sys
+
+import yaml
+
+from iogap import profile
+from iogap.errors import IogapError
+from iogap.judge import rebaseline, references
+
+
+class _Dumper(yaml.SafeDumper):
+    '''Entries one per line, like the hand-written files.'''
+
+
+def _represent_dict(dumper, data):
+    flow = 'test' in data or 'numerator' in data or 'name' in data
+    return dumper.represent_mapping('tag:yaml.org,2002:map', data,
+                                    flow_style=flow or None)
+
+
+_Dumper.add_representer(dict, _represent_dict)
+
+
+def dump(data):
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, width=1000,
+                     default_flow_style=False)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog='python -m iogap.rebaseline',
+                                     description=__doc__.split('\n')[0])
+    parser.add_argument('reports', nargs='+', help='ReFrame JSON run reports')
+    parser.add_argument('--dry-run', action='store_true',
+                        help='print the diff, write nothing')
+    parser.add_argument('--force', action='store_true',
+                        help='also replace entries set by hand')
+    parser.add_argument('--patch', help='write the diff as a patch here')
+    args = parser.parse_args(argv)
+    try:
+        reports = []
+        for path in args.reports:
+            with open(path) as fp:
+                reports.append(json.load(fp))
+        system = reports[0]['runs'][0]['testcases'][0]['system'].split(':')[0]
+    except (OSError, ValueError, KeyError, IndexError, TypeError) as err:
+        sys.exit(f'rebaseline: {path} is not a ReFrame run report with test '
+                 f'cases ({err})')
+
+    try:
+        config = profile.load(['--system', system], os.environ)
+        parts = profile.parts()
+        path = references.path_for(config['systems'][0]['name'])
+        old_text = open(path).read() if os.path.exists(path) else ''
+        header = ''.join(l for l in old_text.splitlines(True)
+                         if l.startswith('#'))
+        data = json.loads(json.dumps(yaml.safe_load(old_text) or {}))
+        data.setdefault('system', system)
+        stamp = (f'baseline {datetime.date.today()} '
+                 f'host={socket.gethostname()} runs='
+                 f'{",".join(r["session_info"].get("uuid", "?")[:8] for r in reports)}')
+        notes = rebaseline.rebaseline(data, reports, stamp, force=args.force)
+        data = {k: v for k, v in data.items() if v not in ([], None)}
+        new_text = header + dump(data)
+        check = path + '.new'
+        with open(check, 'w') as fp:
+            fp.write(new_text)
+        try:
+            references.File(check, system, parts)
+        finally:
+            os.remove(check)
+    except IogapError as err:
+        sys.exit(f'rebaseline: the new references would not load: {err}')
+
+    rel = os.path.relpath(path, profile.ROOT)
+    diff = ''.join(difflib.unified_diff(old_text.splitlines(True),
+                                        new_text.splitlines(True),
+                                        f'a/{rel}', f'b/{rel}'))
+    sys.stdout.write(diff)
+    for note in notes:
+        print(f'rebaseline: {note}')
+    if args.patch:
+        with open(args.patch, 'w') as fp:
+            fp.write(diff)
+    if not args.dry_run:
+        with open(path, 'w') as fp:
+            fp.write(new_text)
+        print(f'rebaseline: wrote {path}')
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,227 @@
+'''Run reports and results-database sessions as one flat table of figures.
+
+A ReFrame run report keeps, per test case, its parameters (as top-level
+keys, named in the display name as ``%name=value``) and its figures as
+``perfvalues``: ``{'<system>:<partition>:<figure>': [value, ref, lower,
+upper, unit, result]}``. Every figure becomes a :class:`Row`. The results
+database stores each session as that same report (``sessions.json_blob``),
+so one reader serves both.
+'''
+
+import json
+import os
+import pathlib
+import re
+import sqlite3
+import statistics
+import time
+from dataclasses import dataclass, field
+
+from iogap.errors import IogapError
+
+#: Families that judge figures rather than measure them
+JUDGEMENTS = ('AbsoluteCheck', 'RatioCheck', 'FitCheck')
+
+#: Schema of ReFrame 4.10's sqlite results database (reporting/storage.py)
+DB_SCHEMA = '1.0'
+
+_PARAM = re.compile(r'%([\w.]+)=(\S+)')
+
+
+class InputError(IogapError):
+    '''An input that is not a run report or results database.'''
+
+
+@dataclass(frozen=True)
+class Session:
+    '''One ReFrame session (a night), from a report file or the DB.'''
+
+    uuid: str
+    start: float
+    source: str
+    info: dict = field(compare=False, hash=False, repr=False)
+
+    @property
+    def when(self):
+        return time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(self.start))
+
+    @property
+    def study_example(self):
+        return bool(self.info.get('study_example'))
+
+
+@dataclass
+class Row:
+    '''One figure of one test case in one session.'''
+
+    session: Session
+    system: str
+    partition: str
+    family: str
+    case: str
+    params: dict
+    result: str
+    figure: str
+    value: float
+    unit: str
+    ref: float
+    lower: float = None
+    upper: float = None
+    verdict: str = None
+    method: str = ''
+
+    @property
+    def where(self):
+        return f'{self.system}:{self.partition}'
+
+    @property
+    def judged(self):
+        return self.lower is not None or self.upper is not None
+
+    def band(self):
+        '''Absolute ``(low, high)`` bounds (ReFrame's relative bounds
+        applied to ``ref``), ``None`` for an open side.'''
+        scale = abs(self.ref)
+        return (None if self.lower is None else self.ref + scale * self.lower,
+                None if self.upper is None else self.ref + scale * self.upper)
+
+    @property
+    def judgement(self):
+        '''What a judgement judges: its ratio, fit or target name.'''
+        return next(iter(self.params.values()), self.case)
+
+    def target(self):
+        '''``(family, partition, {param: str})`` an AbsoluteCheck judged.'''
+        family, _, rest = self.judgement.partition('@')
+        part, _, params = rest.partition(':')
+        return family, part, dict(p.split('=', 1) for p in params.split(',')
+                                  if '=' in p)
+
+
+def read_report(path):
+    '''The run report in ``path``; anything else is one clear error.'''
+    try:
+        with open(path) as fp:
+            text = fp.read()
+    except OSError as err:
+        raise InputError(f'{path}: {err.strerror}') from None
+    except UnicodeDecodeError:
+        raise InputError(f'{path}: not a text file, not a ReFrame run '
+                         f'report') from None
+    if not text.strip():
+        raise InputError(f'{path}: empty file, not a ReFrame run report')
+    try:
+        report = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputError(f'{path}: not JSON ({err.msg}, line {err.lineno}), '
+                         f'not a ReFrame run report') from None
+
+    check_report(report, path)
+    return report
+
+
+def check_report(report, source):
+    if not (isinstance(report, dict) and
+            isinstance(report.get('session_info'), dict) and
+            isinstance(report.get('runs'), list) and
+            all(isinstance(r, dict) and isinstance(r.get('testcases'), list)
+                for r in report['runs'])):
+        raise InputError(f'{source}: JSON, but not a ReFrame run report '
+                         f'(needs session_info and runs[*].testcases)')
+
+
+def read_db(path):
+    '''Every session of a ReFrame results database, oldest first; read-only
+    (ReFrame's storage backend would create indexes and a lock file).'''
+    if not os.path.isfile(path):
+        raise InputError(f'{path}: no such results database')
+    uri = pathlib.Path(path).resolve().as_uri() + '?mode=ro'
+    try:
+        with sqlite3.connect(uri, uri=True) as conn:
+            version = conn.execute('SELECT schema_version FROM metadata'
+                                   ).fetchone()
+            blobs = conn.execute('SELECT json_blob FROM sessions ORDER BY '
+                                 'session_start_unix').fetchall()
+    except sqlite3.DatabaseError as err:
+        raise InputError(f'{path}: not a ReFrame results database '
+                         f'({err})') from None
+    if not version or version[0] != DB_SCHEMA:
+        raise InputError(f'{path}: results database schema '
+                         f'{version and version[0]}, expected {DB_SCHEMA}')
+    reports = []
+    for (blob,) in blobs:
+        report = json.loads(blob)
+        check_report(report, path)
+        reports.append(report)
+
+    return reports
+
+
+def session_of(report, source):
+    info = report['session_info']
+    return Session(str(info.get('uuid') or source),
+                   float(info.get('time_start_unix') or 0), source, info)
+
+
+def rows_of(report, session):
+    '''The figures of every non-fixture test case of ``report``.'''
+    rows = []
+    for run in report['runs']:
+        for tc in run['testcases']:
+            if tc.get('fixture') or not tc.get('name'):
+                continue
+            name = tc.get('display_name') or tc['name']
+            params = {k: _typed(tc.get(k), v) for k, v in _PARAM.findall(name)
+                      if not k.startswith('.')}
+            for key, pv in (tc.get('perfvalues') or {}).items():
+                if not isinstance(pv, list) or len(pv) < 5 or pv[0] is None:
+                    continue
+                system, part, figure = (key.split(':', 2) + ['', ''])[:3]
+                rows.append(Row(
+                    session, tc.get('system') or system,
+                    tc.get('partition') or part, name.split()[0], name,
+                    params, tc.get('result'), figure, float(pv[0]), pv[4],
+                    float(pv[1] or 0), pv[2], pv[3],
+                    pv[5] if len(pv) > 5 else None, tc.get('method') or ''))
+
+    return rows
+
+
+def _typed(value, shown):
+    # The report's own value where it is a plain one, else the name shown
+    return value if isinstance(value, (int, float, str)) and \
+        str(value) == shown else shown
+
+
+def load(paths=(), db=None, reports=()):
+    '''``(sessions, rows)`` of report files, a database and report
+    dictionaries; a session in several inputs counts once.'''
+    sources = [(read_report(p), p) for p in paths]
+    if db:
+        sources += [(r, db) for r in read_db(db)]
+    sources += [(r, r['session_info'].get('source', 'built in'))
+                for r in reports]
+    sessions, rows = {}, []
+    for report, source in sources:
+        session = session_of(report, source)
+        if session.uuid not in sessions:
+            sessions[session.uuid] = session
+            rows += rows_of(report, session)
+
+    return sorted(sessions.values(), key=lambda s: s.start), rows
+
+
+def latest(rows):
+    '''Rows of the newest session of each system.'''
+    newest = {}
+    for row in rows:
+        best = newest.get(row.system)
+        if best is None or row.session.start > best.start:
+            newest[row.system] = row.session
+
+    return [r for r in rows if newest[r.system] == r.session]
+
+
+def median(rows):
+    '''One value for repeated cases (``--repeat``): the median.'''
+    return statistics.median(r.value for r in rows)

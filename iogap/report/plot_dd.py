@@ -1,0 +1,133 @@
+'''Section 1, dd: single-stream bandwidth per I/O mode and pattern, one bar
+per partition and variant, with min–max error bars, the reference band of
+an AbsoluteCheck that judged it and the study's value where one exists.'''
+
+from iogap.report import style
+from iogap.report.load import median
+
+FAMILY = 'DDSingleStream'
+MODES = ('buffered', 'dsync', 'direct')
+PATTERNS = (('write', 'write'), ('read_once', 'read once'),
+            ('read_3x', 'read 3 times'))
+HATCHES = ('', '//', '..', 'xx', '\\\\')
+
+
+def bands_of(rows, family):
+    '''``{(where, params, figure): judgement row}`` of AbsoluteChecks.'''
+    bands = {}
+    for row in rows:
+        if row.family == 'AbsoluteCheck':
+            fam, part, params = row.target()
+            if fam == family:
+                key = (f'{row.system}:{part}', tuple(sorted(params.items())),
+                       row.figure)
+                bands[key] = row
+    return bands
+
+
+def case_key(row):
+    return tuple(sorted((k, str(v)) for k, v in row.params.items()))
+
+
+def study_value(study, row, figure):
+    for family, part, params, var, value, _ in study:
+        if (family, part, var) == (row.family, row.partition, figure) and \
+                all(str(row.params.get(k)) == v for k, v in params.items()):
+            return value
+    return None
+
+
+def draw_band(ax, x, width, band, ylim):
+    low, high = band.band()
+    ax.bar(x, (high or ylim[1]) - (low or ylim[0]), width * 1.15,
+           bottom=low or ylim[0], color=style.BAND, alpha=0.3, zorder=0,
+           label='reference band (AbsoluteCheck)')
+
+
+def cases(rows):
+    '''``{(where, case): {figure: [rows]}}``: the figures of each case.'''
+    found = {}
+    for row in rows:
+        found.setdefault((row.where, row.case), {}).setdefault(
+            row.figure, []).append(row)
+    return found
+
+
+def spread(figures, figure, value):
+    '''Error bar from the case's ``_min`` and ``_max`` figures.'''
+    low, high = figures.get(figure + '_min'), figures.get(figure + '_max')
+    if not (low and high):
+        return None
+    return [[value - median(low)], [median(high) - value]]
+
+
+def draw(ctx):
+    '''The dd figure and the notes under it; nothing without dd cases.'''
+    rows, look, study = ctx.rows, ctx.look, ctx.study
+    dd = [r for r in rows if r.family == FAMILY]
+    if not dd:
+        return {}
+    plt = style.pyplot()
+    keys = style.varying(dd, skip=('mode',))
+    slots = sorted({(r.where, style.variant(r.params, keys)) for r in dd})
+    bands = bands_of(rows, FAMILY)
+    patterns = [p for p in PATTERNS
+                if any(r.figure == f'{p[0]}_bw' for r in dd)]
+    fig, axes = plt.subplots(1, len(patterns), sharey=True, squeeze=False,
+                             figsize=(4 + 2.6 * len(patterns), 4.6),
+                             layout='constrained')
+    width, later, values = 0.8 / len(slots), [], []
+    for ax, (pattern, title) in zip(axes[0], patterns):
+        figure = f'{pattern}_bw'
+        for (where, case), figures in cases(dd).items():
+            if figure not in figures:
+                continue
+            first = figures[figure][0]
+            label = style.variant(first.params, keys)
+            slot = slots.index((where, label))
+            same = [s for s in slots if s[0] == where].index((where, label))
+            x = MODES.index(first.params['mode']) - 0.4 + width * (slot + .5)
+            value, unit = median(figures[figure]), first.unit
+            err = spread(figures, figure, value)
+            band = bands.get((where, case_key(first), figure))
+            failed = band is not None and band.verdict == 'fail'
+            ax.bar(x, value, width, yerr=err, capsize=2,
+                   color=look.color(where), hatch=HATCHES[same % 5],
+                   edgecolor=style.FAIL if failed else 'white',
+                   linewidth=2 if failed else 0.5,
+                   label=look.part(where) + (f' ({label})' if label else ''))
+            values += [value] + ([value - err[0][0], value + err[1][0]]
+                                 if err else [])
+            if band:
+                later.append((ax, x, width, band))
+            ref = study_value(study, first, figure)
+            if ref is not None:
+                ax.plot(x, ref, 'D', color=style.STUDY, markersize=6,
+                        label="study's value (CUG'17)", zorder=5)
+                values.append(ref)
+        ax.set_xticks(range(len(MODES)), MODES)
+        ax.set_title(title)
+        ax.set_xlabel('I/O mode')
+        ax.grid(axis='x', visible=False)
+    axes[0][0].set_ylabel(f'bandwidth ({unit})')
+    style.log_if_wide(axes[0][0], values)
+    for ax, x, w, band in later:
+        draw_band(ax, x, w, band, ax.get_ylim())
+    for ax in axes[0]:
+        ax.set_ylim(*axes[0][0].get_ylim())
+    style.legend(fig, axes[0])
+    entry = style.save(fig, ctx.outdir, 'dd', 'dd',
+                       'dd single stream: bandwidth per I/O mode',
+                       'Median of the repetitions; error bars span min to '
+                       'max.')
+    return {'figures': [entry], 'notes': notes(dd, study)}
+
+
+def notes(dd, study):
+    parts = sorted({r.where for r in dd})
+    if study:
+        return [f"Black diamonds: the study's published value "
+                f"({len(study)} figures of reference/cori.yaml)."]
+    return [f'No study figure applies to {", ".join(parts)}: the study '
+            f'measured Cori Haswell and KNL only, so only Cori runs carry '
+            f"the study's values."]

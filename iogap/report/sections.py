@@ -1,0 +1,116 @@
+'''The page's sections, the families each one draws, and rendering them.'''
+
+import json
+import os
+from dataclasses import dataclass, field
+
+from iogap.report import (plot_dd, plot_history, plot_ior, plot_judge,
+                          plot_osu, plot_sweep, study, style)
+from iogap.report.load import JUDGEMENTS, latest
+
+
+@dataclass
+class Context:
+    '''What a section draws from: the newest session of each system
+    (``rows``), every session (``history``), and where figures go.'''
+
+    rows: list
+    history: list
+    sessions: list
+    outdir: str
+    look: style.Look = None
+    study: list = field(default_factory=list)
+
+
+@dataclass
+class Section:
+    key: str
+    title: str
+    families: tuple
+    draw: object
+    needs: str = ''
+
+
+SECTIONS = [
+    Section('dd', '1. dd: single-stream bandwidth', ('DDSingleStream',),
+            plot_dd.draw),
+    Section('sweep', '2. Bandwidth against CPU clock',
+            ('DDFrequencySweep', 'IORFrequencySweep'), plot_sweep.draw,
+            'partitions with +cpufreq run them'),
+    Section('ior', '3. IOR scaling, collective I/O and mdtest',
+            ('IORBench', 'IORCollective', 'MDTestBench'), plot_ior.draw),
+    Section('osu', '4. OSU: MPI latency and bandwidth',
+            ('OSULatency', 'OSUBandwidth', 'OSUBiBandwidth', 'OSUAlltoall',
+             'OSUAllreduce'), plot_osu.draw),
+    Section('ratios', '5. Judgements: ratios, fits and absolute references',
+            JUDGEMENTS, plot_judge.draw,
+            'a reference/<system>.yaml with entries for the system'),
+    Section('history', '6. History across nights', (), plot_history.draw,
+            'two or more sessions of a system: --db, or several reports'),
+]
+
+
+def missing_note(section):
+    '''What a section without data needed.'''
+    what = f'{", ".join(section.families)} cases' if section.families \
+        else section.needs
+    extra = f' ({section.needs})' if section.families and section.needs \
+        else ''
+    return f'No data: this section needs {what}{extra}.'
+
+
+def render(sessions, rows, outdir):
+    '''Draw every section into ``outdir``; returns the manifest.'''
+    os.makedirs(outdir, exist_ok=True)
+    _remove_previous(outdir)
+    current = latest(rows)
+    ctx = Context(current, rows, sessions, outdir, style.Look(rows))
+    for system in sorted({r.system for r in current}):
+        ctx.study += study.values(system)
+    drawn = []
+    for section in SECTIONS:
+        found = section.draw(ctx) or {}
+        drawn.append({'key': section.key, 'title': section.title,
+                      'families': list(section.families),
+                      'figures': found.get('figures', []),
+                      'notes': found.get('notes', []),
+                      'table': found.get('table'),
+                      'missing': None if found.get('figures') or
+                      found.get('table') else missing_note(section)})
+
+    systems = {}
+    for row in rows:
+        systems.setdefault(row.session.uuid, set()).add(row.system)
+    manifest = {'sessions': [_session(s, systems.get(s.uuid, ()))
+                             for s in sessions],
+                'study_example': any(s.study_example for s in sessions),
+                'sections': drawn}
+    with open(os.path.join(outdir, 'figures.json'), 'w') as fp:
+        json.dump(manifest, fp, indent=1)
+    return manifest
+
+
+def _session(s, systems):
+    info = s.info
+    return {'uuid': s.uuid, 'when': s.when, 'source': s.source,
+            'host': info.get('hostname'), 'cmdline': info.get('cmdline'),
+            'cases': info.get('num_cases'),
+            'failures': info.get('num_failures'),
+            'skipped': info.get('num_skipped'),
+            'systems': sorted(systems),
+            'study_example': s.study_example}
+
+
+def _remove_previous(outdir):
+    # Figures of an earlier render into the same directory would linger
+    try:
+        with open(os.path.join(outdir, 'figures.json')) as fp:
+            files = [os.path.basename(f['file']) for s in
+                     json.load(fp)['sections'] for f in s['figures']]
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    for name in files:
+        try:
+            os.remove(os.path.join(outdir, name))
+        except OSError:
+            pass
