@@ -74,7 +74,7 @@ def run_reframe(tmp_path, *args, env=None, scratch=None, timeout=900):
     out = tmp_path / 'out'
     if scratch is None:
         scratch = tmp_path / 'scratch'
-        scratch.mkdir(exist_ok=True)
+        scratch.mkdir(parents=True, exist_ok=True)
 
     environ = dict(os.environ, IOGAP_OUTPUT=str(out),
                    IOGAP_SCRATCH=str(scratch), RFM_COLORIZE='n')
@@ -91,3 +91,30 @@ def data():
     def _path(*parts):
         return os.path.join(ROOT, 'tests', 'data', *parts)
     return _path
+
+
+def built_view():
+    '''The view setup.sh built for this host's tests, or ``None``.'''
+    from iogap.tools import spack
+    env = spack.environment_for({'spack_overlay': 'generic'}, 'anyhost')
+    return env.view if env.ready() else os.environ.get('IOGAP_SPACK_VIEW')
+
+
+#: Skip a test that needs IOR, mdtest or OSU when no built view has them
+needs_tools = pytest.mark.skipif(
+    built_view() is None and shutil.which('ior') is None,
+    reason='no Spack-built view (./setup.sh with IOGAP_SPACK_ROOT) and no '
+           'ior on PATH')
+
+
+def perf(tc, var):
+    '''The value of figure ``var`` in a test case of a run report.'''
+    [value] = [v[0] for k, v in tc['perfvalues'].items()
+               if k.endswith(f':{var}')]
+    return value
+
+
+def cases(run, name, **params):
+    '''The run's test cases of check ``name`` with ``params``.'''
+    return [tc for tc in run.testcases() if tc['name'].split()[0] == name
+            and all(tc.get(k) == v for k, v in params.items())]

@@ -1,6 +1,6 @@
-'''The configuration loads for every system and lists the checks.'''
+'''The configuration loads the selected system only, lists its checks with
+no warning, and writes nothing when checks are merely listed.'''
 
-import glob
 import os
 import re
 
@@ -8,44 +8,50 @@ import pytest
 
 from conftest import ROOT, run_reframe
 
+pytestmark = pytest.mark.reframe
 
-def system_names():
-    names = []
-    for path in glob.glob(os.path.join(ROOT, 'systems', '*.py')):
-        with open(path) as fp:
-            names += re.findall(r"^            'name': '([\w-]+)',", fp.read(),
-                                re.M)
-    return sorted(names)
+SYSTEMS = ['anyhost', 'cori', 'localpair']
 
 
-def test_every_profile_is_found():
-    assert {'anyhost', 'cori'} <= set(system_names())
+def snapshot(*dirs):
+    '''Every path under ``dirs`` with its modification time.'''
+    return {os.path.join(d, f): os.stat(os.path.join(d, f)).st_mtime_ns
+            for top in dirs for d, _, files in os.walk(top) for f in files}
 
 
-@pytest.mark.parametrize('system', system_names())
-def test_listing(tmp_path, system):
-    run = run_reframe(tmp_path, '--system', system, '-l')
+@pytest.mark.parametrize('system', SYSTEMS)
+def test_listing_writes_nothing_and_warns_of_nothing(tmp_path, system):
+    scratch = tmp_path / 'scratch'
+    scratch.mkdir()
+    before = snapshot(ROOT + '/systems', ROOT + '/reference', str(tmp_path))
+    run = run_reframe(tmp_path, '--system', system, '-l', scratch=scratch)
     assert run.returncode == 0, run.stdout + run.proc.stderr
-    assert 'Traceback' not in run.stdout + run.proc.stderr
-    assert 'WARNING' not in run.stdout
-    found = int(re.search(r'Found (\d+) check', run.stdout).group(1))
-    assert found > 0
+    text = run.stdout + run.proc.stderr
+    assert 'Traceback' not in text and 'WARNING' not in text, text
+    assert int(re.search(r'Found (\d+) check', run.stdout).group(1)) > 0
     assert '- DDSingleStream' in run.stdout
+    assert not os.path.exists(tmp_path / 'out'), 'listing made output/'
+    assert os.listdir(scratch) == []
+    assert snapshot(ROOT + '/systems', ROOT + '/reference',
+                    str(tmp_path)) == before
 
 
-def test_generic_listing_is_the_default_and_has_no_cori_variants(tmp_path):
+def test_generic_is_the_default_and_has_no_cori_variants(tmp_path):
     run = run_reframe(tmp_path, '-l')
     assert "selected system:   'anyhost'" in run.stdout
-    # core-spec and MCDRAM variants need partition features generic lacks
     assert '%core_spec=4' not in run.stdout
     assert '%memory=mcdram' not in run.stdout
-    assert '%mode=direct' in run.stdout
+    assert 'DDFrequencySweep' not in run.stdout
 
 
-def test_cori_lists_every_variant(tmp_path):
+def test_cori_lists_every_variant_and_its_judgements(tmp_path):
     run = run_reframe(tmp_path, '--system', 'cori:knl', '-l')
     assert '%core_spec=4' in run.stdout and '%memory=mcdram' in run.stdout
-    assert 'DDFrequencyFit' in run.stdout
+    assert 'DDFrequencySweep' in run.stdout and 'FitCheck' in run.stdout
+    assert 'IORFrequencySweep' in run.stdout
+    # Constrained combinations are never generated
+    assert not re.search(r'IORBench .*%api=(MPIIO|HDF5) %mode=direct',
+                         run.stdout)
 
 
 def test_unknown_system_is_one_clear_line(tmp_path):
@@ -57,12 +63,41 @@ def test_unknown_system_is_one_clear_line(tmp_path):
     assert 'Traceback' not in run.stdout + run.proc.stderr
 
 
-def test_cori_ratio_checks_list_their_dependencies(tmp_path):
-    run = run_reframe(tmp_path, '--system', 'cori', '-n',
-                      'RatioCheck.*knl_over_haswell_dsync_write_bw_dram', '-l')
-    listing = run.stdout.split('[List of matched checks]')[1]
-    lines = listing.splitlines()
-    assert lines[1].startswith('- RatioCheck %ratio=knl_over_haswell_dsync')
-    deps = [l.strip() for l in lines if l.startswith('    ^')]
-    assert any('%memory=dram %mode=dsync' in d for d in deps)
-    assert any('%memory=default %mode=dsync' in d for d in deps)
+def test_a_system_without_references_says_so_and_nightly_refuses(tmp_path):
+    empty = tmp_path / 'noref'
+    empty.mkdir()
+    run = run_reframe(tmp_path, '-l', env={'IOGAP_REFERENCE_DIR': str(empty)})
+    lines = [l for l in run.proc.stderr.splitlines() if 'iogap:' in l]
+    assert run.returncode == 0 and lines == [
+        f'iogap: no reference file {empty}/anyhost.yaml: the figures of '
+        f'anyhost are measured but not judged']
+    run = run_reframe(tmp_path, '-l', env={'IOGAP_REFERENCE_DIR': str(empty),
+                                           'IOGAP_REQUIRE_REFERENCES': '1'})
+    assert run.returncode != 0 and 'IOGAP_REQUIRE_REFERENCES=1 demands one' \
+        in run.stdout
+
+
+@pytest.mark.parametrize('root', ['/', '/etc', os.path.expanduser('~')])
+def test_a_dangerous_scratch_root_stops_the_run_before_any_job(tmp_path,
+                                                                root):
+    run = run_reframe(tmp_path, '-n', 'DDSingleStream', '-r', scratch=root)
+    assert run.returncode != 0
+    assert 'is a system or home directory' in run.stdout
+    assert 'Traceback' not in run.stdout + run.proc.stderr
+
+
+def test_a_malformed_reference_stops_the_run_in_one_line(tmp_path):
+    refdir = tmp_path / 'ref'
+    refdir.mkdir()
+    (refdir / 'anyhost.yaml').write_text(
+        'system: anyhost\nratios:\n- {name: x, numerator: {test: DDSingle'
+        'Stream, partition: default, var: write_bw}, denominator: {test: '
+        'DDSingleStream, partition: default, var: write_bw}, ref: [.nan, '
+        '-0.1, 0.1], unit: ratio, provenance: p}\n')
+    run = run_reframe(tmp_path, '-r', env={'IOGAP_REFERENCE_DIR':
+                                           str(refdir)})
+    assert run.returncode != 0
+    [line] = [l for l in run.stdout.splitlines() if 'ERROR' in l]
+    assert f'{refdir}/anyhost.yaml:3: ratios[0].ref: nan is not a number' \
+        in line
+    assert not os.path.exists(tmp_path / 'out' / 'stage')

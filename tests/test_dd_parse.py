@@ -55,6 +55,7 @@ def test_a_failed_write_moved_nothing(data):
 
 @pytest.mark.parametrize('claimed,wall', [
     (1e-9, 0.5),       # the 4 PB/s dd: its own clock says it took no time
+    (0.02, 0.5),       # 25 GB/s claimed for a 0.5 s, 512 MiB step
     (0.9, 0.5),        # longer than the step the harness timed
 ])
 def test_a_figure_the_harness_clock_contradicts_fails(claimed, wall):
@@ -65,6 +66,7 @@ def test_a_figure_the_harness_clock_contradicts_fails(claimed, wall):
 
 def test_startup_is_allowed_on_tiny_steps_and_launches_skip_the_floor():
     steps.check_clock(0.002, 0.04, 'dd read')
+    steps.check_clock(0.039, 0.093, 'dd read on a loaded node')
     steps.check_clock(0.01, 2.0, 'IOR write', lower=False)
     with pytest.raises(SanityError, match='no time'):
         steps.check_clock(0.1, None, 'dd')

@@ -1,50 +1,68 @@
-'''Scratch safety: refusals with the reason and the fix; cleanup.'''
+'''The scratch directory is sacred: dangerous or foreign roots are refused,
+the job guard makes, records and removes each test's directory for real,
+runs lock their root, and what dead runs left is cleared.'''
 
 import os
+import signal
 import subprocess
+import sys
+import time
 
 import pytest
 
-from iogap import hostinfo, scratch
+from iogap.core import scratch
 from iogap.errors import ScratchError
 
 
-def test_missing_root(tmp_path):
-    with pytest.raises(ScratchError, match='does not exist: create it'):
-        scratch.check_root(str(tmp_path / 'nope'))
+@pytest.mark.parametrize('root', ['/', '/etc', '/usr', '/var/tmp', '/tmp',
+                                  '/home', os.path.expanduser('~')])
+def test_system_and_home_directories_are_refused(root):
+    with pytest.raises(ScratchError, match='is a system or home directory'):
+        scratch.check_rules(root)
 
 
-def test_root_is_a_file(tmp_path):
-    path = tmp_path / 'file'
-    path.write_text('x')
-    with pytest.raises(ScratchError, match='is not a directory'):
-        scratch.check_root(str(path))
+def test_an_ancestor_of_home_and_a_relative_path_are_refused():
+    with pytest.raises(ScratchError, match='system or home'):
+        scratch.check_rules(os.path.dirname(os.path.expanduser('~')) or '/')
+    with pytest.raises(ScratchError, match='not an absolute path'):
+        scratch.check_rules('scratch')
 
 
-def test_not_configured():
-    with pytest.raises(ScratchError, match='no scratch root is configured'):
-        scratch.check_root('')
+def test_problems_name_their_reason(tmp_path):
+    assert 'does not exist' in scratch.problem(str(tmp_path / 'nope'))
+    (tmp_path / 'file').write_text('x')
+    assert 'is not a directory' in scratch.problem(str(tmp_path / 'file'))
+    foreign = tmp_path / 'foreign'
+    foreign.mkdir()
+    (foreign / 'thesis.tex').write_text('x')
+    assert 'holds 1 file(s) that are not the suite' in \
+        scratch.problem(str(foreign))
+    (foreign / scratch.MARKER).touch()
+    assert scratch.problem(str(foreign)) is None      # declared the suite's
 
 
-def test_usable_root_passes_and_is_left_as_found(tmp_path):
-    scratch.check_root(str(tmp_path))
-    assert os.listdir(tmp_path) == []
+def test_root_of_another_user_is_refused(tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip('needs root to give a directory to another user')
+    root = tmp_path / 'theirs'
+    root.mkdir()
+    os.chown(root, 65534, 65534)
+    assert 'belongs to uid 65534' in scratch.problem(str(root))
 
 
 @pytest.fixture
 def mount(tmp_path):
-    '''Mount a small tmpfs (optionally read-only) under tmp_path.'''
+    '''Mount a small tmpfs (with options) under tmp_path, where allowed.'''
     mounted = []
 
-    def _mount(opts):
+    def _mount(opts, size='16m'):
         path = tmp_path / f'mnt{len(mounted)}'
         path.mkdir()
         proc = subprocess.run(['mount', '-t', 'tmpfs', '-o',
-                               f'size=16m,{opts}', 'iogap-test', str(path)],
-                              capture_output=True, text=True)
+                               f'size={size},{opts}', 'iogap-test',
+                               str(path)], capture_output=True, text=True)
         if proc.returncode:
             pytest.skip(f'cannot mount tmpfs here: {proc.stderr.strip()}')
-
         mounted.append(path)
         return str(path)
 
@@ -54,56 +72,115 @@ def mount(tmp_path):
 
 
 def test_read_only_root_is_refused_even_for_root(mount):
-    root = mount('ro')
-    with pytest.raises(ScratchError, match='is not writable'):
-        scratch.check_root(root)
+    assert 'is not writable' in scratch.problem(mount('ro'))
 
 
-def test_root_of_another_user_is_refused(tmp_path):
-    if os.geteuid() != 0:
-        pytest.skip('needs root to chown a directory to another user')
+def test_small_free_space_is_shown_in_mib(mount):
+    root = mount('rw', size='51m')
+    with pytest.raises(ScratchError, match=r'has 51.0 MiB free; this test '
+                       r'writes 256.0 MiB'):
+        scratch.check_free_space(root, 256 * 2**20)
 
-    root = tmp_path / 'theirs'
+
+def guard(root, *commands, tag='T', watch_pid=None):
+    script = '\n'.join(['#!/bin/bash', *scratch.job_guard(
+        root, tag, watch_pid=watch_pid, io_lock=True), *commands])
+    return subprocess.run(['bash', '-c', script], capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_the_guard_makes_records_and_removes_the_directory(tmp_path):
+    root = tmp_path / 'root'
     root.mkdir()
-    os.chown(root, 65534, 65534)
-    with pytest.raises(ScratchError, match='belongs to uid 65534, not to you'):
-        scratch.check_root(str(root))
+    proc = guard(str(root), 'cat "$IOGAP_DIR/.owner"; touch "$IOGAP_DIR/f"')
+    assert proc.returncode == 0, proc.stderr
+    assert 'pid=' in proc.stdout and 'host=' in proc.stdout
+    [made] = scratch.scratch_dirs(proc.stdout)
+    assert not os.path.exists(made)
+    assert sorted(os.listdir(root)) == [scratch.IO_LOCK, scratch.MARKER]
 
 
-def test_odirect_probe_refuses_memory_file_systems(mount):
-    ok, reason = hostinfo.probe_odirect(mount('rw'))
-    assert not ok and 'tmpfs' in reason and 'IOGAP_SCRATCH' in reason
+def test_the_guard_refuses_what_is_not_the_suites(tmp_path):
+    proc = guard(str(tmp_path / 'missing'), 'echo measured')
+    assert proc.returncode == 3 and 'measured' not in proc.stdout
+    assert 'iogap: scratch root' in proc.stderr and 'does not exist' in \
+        proc.stderr
+    foreign = tmp_path / 'foreign'
+    foreign.mkdir()
+    (foreign / 'data.h5').write_text('precious')
+    proc = guard(str(foreign), 'echo measured')
+    assert proc.returncode == 3 and 'not the suite' in proc.stderr
+    assert os.listdir(foreign) == ['data.h5']
 
 
-def test_odirect_probe_on_disk_leaves_nothing(tmp_path):
-    ok, reason = hostinfo.probe_odirect(str(tmp_path))
-    if hostinfo.fs_type(str(tmp_path)) in hostinfo.MEMORY_FS:
-        assert not ok
-    else:
-        assert ok, reason
-    assert os.listdir(tmp_path) == []
-
-
-def test_free_space_check(tmp_path):
-    with pytest.raises(ScratchError, match='GiB free'):
-        scratch.check_free_space(str(tmp_path), 2**60)
-
-
-def test_job_guard_cleans_up_after_failure(tmp_path):
-    '''The job's trap removes its directory even when the job fails.'''
-    script = '\n'.join(scratch.job_guard(str(tmp_path), 'T') +
-                       ['head -c 1048576 /dev/zero > "$IOGAP_DIR/big"',
-                        'false', 'echo unreachable'])
-    proc = subprocess.run(['bash', '-c', script], capture_output=True,
-                          text=True)
+def test_a_failing_or_killed_step_still_cleans_up(tmp_path):
+    root = tmp_path / 'root'
+    root.mkdir()
+    proc = guard(str(root), 'dd if=/dev/zero of="$IOGAP_DIR/big" bs=1M '
+                 'count=4 status=none', 'false', 'echo unreachable')
     assert proc.returncode == 1 and 'unreachable' not in proc.stdout
-    assert 'iogap: scratch dir' in proc.stdout
-    assert os.listdir(tmp_path) == []
+    job = subprocess.Popen(['bash', '-c', '\n'.join(scratch.job_guard(
+        str(root), 'T', io_lock=True) + ['sleep 30'])],
+        stdout=subprocess.PIPE, text=True, start_new_session=True)
+    line = job.stdout.readline()
+    time.sleep(0.3)
+    os.killpg(job.pid, signal.SIGTERM)
+    job.wait(timeout=10)
+    assert not any(e.startswith(scratch.DIR_PREFIX) for e in os.listdir(root))
+    assert 'scratch dir' in line
 
 
-def test_job_guard_refuses_missing_root(tmp_path):
-    script = '\n'.join(scratch.job_guard(str(tmp_path / 'gone'), 'T'))
-    proc = subprocess.run(['bash', '-c', script], capture_output=True,
-                          text=True)
-    assert proc.returncode == 3
-    assert 'is missing, not writable or not yours' in proc.stderr
+def test_the_job_ends_when_reframe_dies(tmp_path):
+    '''A stand-in for reframe (a sleep) is killed: its job stops within a
+    few seconds and removes its directory.'''
+    root = tmp_path / 'root'
+    root.mkdir()
+    parent = subprocess.Popen(['sleep', '60'])
+    job = subprocess.Popen(['bash', '-c', '\n'.join(scratch.job_guard(
+        str(root), 'T', watch_pid=parent.pid) + ['sleep 60'])],
+        stdout=subprocess.PIPE, text=True, start_new_session=True)
+    job.stdout.readline()
+    parent.kill()
+    parent.wait()
+    job.wait(timeout=10)
+    assert job.returncode != 0
+    assert not any(e.startswith(scratch.DIR_PREFIX) for e in os.listdir(root))
+
+
+def test_leftovers_of_dead_runs_are_removed_and_reported(tmp_path):
+    root = tmp_path / 'root'
+    root.mkdir()
+    host = os.uname().nodename
+    left = root / 'iogap.DD_1.abc'
+    left.mkdir()
+    (left / 'dd.dat').write_bytes(b'x' * 4096)
+    (left / '.owner').write_text(f'host={host} pid=999999 start=0\n')
+    alive = root / 'iogap.DD_2.def'
+    alive.mkdir()
+    (alive / '.owner').write_text(f'host={host} pid={os.getpid()} start=0\n')
+    other_host = root / 'iogap.DD_3.ghi'
+    other_host.mkdir()
+    (other_host / '.owner').write_text('host=nid0001 pid=999999 start=0\n')
+    line = scratch.remove_leftovers(str(root))
+    assert line.startswith('iogap: removed 1 scratch dir(s) left by dead '
+                           'runs') and '4.0 KiB' in line
+    assert sorted(os.listdir(root)) == ['iogap.DD_2.def', 'iogap.DD_3.ghi']
+    assert scratch.remove_leftovers(str(root)) is None
+
+
+def test_a_second_run_stops_naming_the_holder(tmp_path):
+    code = ('import sys, time; from iogap.core import scratch; '
+            'scratch.lock_run(sys.argv[1], "scratch root"); '
+            'print("locked", flush=True); time.sleep(30)')
+    holder = subprocess.Popen([sys.executable, '-c', code, str(tmp_path)],
+                              stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == 'locked'
+    try:
+        with pytest.raises(ScratchError, match=rf'scratch root {tmp_path} is '
+                           rf'in use by another run \(pid {holder.pid} on '
+                           rf'\S+, started \d{{4}}-'):
+            scratch.lock_run(str(tmp_path), 'scratch root')
+    finally:
+        holder.kill()
+        holder.wait()
+    scratch.lock_run(str(tmp_path), 'scratch root')     # free again

@@ -17,6 +17,9 @@ from reframe.core.meta import make_test
 #: Parameter ReFrame's ``--repeat N`` adds to every test
 REPEAT = '.repeat_no'
 
+#: Packages whose modules hold families (each registers itself on import)
+PACKAGES = ('iogap.dd', 'iogap.pio', 'iogap.osu')
+
 _FAMILIES = {}
 
 
@@ -28,9 +31,9 @@ def family(cls):
 
 @functools.lru_cache(maxsize=None)
 def _load_all():
-    import iogap
-    for info in pkgutil.walk_packages(iogap.__path__, 'iogap.'):
-        if not info.name.endswith('__main__'):
+    for name in PACKAGES:
+        package = importlib.import_module(name)
+        for info in pkgutil.iter_modules(package.__path__, f'{name}.'):
             importlib.import_module(info.name)
 
 

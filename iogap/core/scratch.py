@@ -194,8 +194,9 @@ def job_guard(root, tag, watch_pid=None, io_lock=False):
                   'iogap_watchdog=$!']
 
     lines += [
-        'trap \'[ -z "$iogap_watchdog" ] || kill $iogap_watchdog 2>/dev/null;'
-        ' rm -rf "$IOGAP_DIR"\' EXIT',
+        # errexit holds inside traps too: nothing here may fail
+        'trap \'rm -rf "$IOGAP_DIR"; [ -z "$iogap_watchdog" ] || '
+        'kill $iogap_watchdog 2>/dev/null || :\' EXIT',
         "trap 'exit 143' TERM; trap 'exit 130' INT; trap 'exit 129' HUP",
         'echo "host=$(uname -n) pid=$$ start=$(date +%s)" > '
         '"$IOGAP_DIR/.owner"',

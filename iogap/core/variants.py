@@ -11,6 +11,7 @@ is read inside the job (:mod:`iogap.core.placement`) and checked.
 import re
 
 import reframe as rfm
+import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, run_after, variable
 from reframe.core.exceptions import SanityError
 
@@ -65,7 +66,7 @@ class CpuBind(rfm.RegressionTestPlugin):
     cores_per_task = variable(int, value=1)
 
     #: Launcher options that bind; ``None`` takes extras['cpu_bind_options']
-    bind_options = variable(list, type(None), value=None)
+    bind_options = variable(typ.List[str], type(None), value=None)
 
     CONSTRAINTS = (feature('cpubind',
                            when=lambda p: p['cpu_bind'] == 'cores'),)

@@ -10,7 +10,7 @@ from reframe.core.builtins import parameter, run_before, variable
 from iogap import profile
 from iogap.core import registry
 from iogap.core.base import feature
-from iogap.core.variants import size_bytes
+from iogap.core.variants import LustreStriping, size_bytes
 from iogap.pio.base import node_sweep, ppn_sweep
 from iogap.pio.ior import IORBase
 
@@ -21,7 +21,7 @@ def cb_sizes(part):
 
 
 @registry.family
-class IORCollective(IORBase):
+class IORCollective(IORBase, LustreStriping):
     '''Shared-file I/O at the partition's collective point (extras
     ['ior_collective_nodes'] x ['ior_collective_ppn'], else the largest
     point of its sweep).'''
@@ -52,6 +52,11 @@ class IORCollective(IORBase):
             max(ppn_sweep(part, self.core_spec))
         self.num_tasks, self.num_tasks_per_node = nodes * ppn, ppn
 
+    def check_run(self):
+        text = super().check_run()
+        self.check_striping(text)
+        return text
+
     def api_options(self):
         options = super().api_options()
         if self.io != 'independent':
@@ -63,6 +68,7 @@ class IORCollective(IORBase):
 
     @run_before('run')
     def hints_file(self):
+        self.prerun_cmds += self.stripe_commands(self.layout)
         if self.io.startswith('cb'):
             nbytes = size_bytes(self.io[2:], 'cb_buffer_size')
             self.prerun_cmds += [

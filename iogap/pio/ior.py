@@ -17,7 +17,7 @@ from iogap.core import registry, steps
 from iogap.core.base import feature
 from iogap.core.figures import LOWER, Figure, Figures
 from iogap.core.pagecache import PageCacheEviction
-from iogap.core.variants import CpuClock, LustreStriping
+from iogap.core.variants import CpuClock
 from iogap.pio import parse
 from iogap.pio.base import ParallelIOTest, Sweep
 
@@ -32,7 +32,7 @@ BW_SPREAD = Figure('{phase}_bw_{stat}', 'MiB/s', better=None,
                    phase=('write', 'read_3x'), stat=('min', 'max'))
 
 
-class IORBase(ParallelIOTest, LustreStriping, PageCacheEviction):
+class IORBase(ParallelIOTest, PageCacheEviction):
     '''IOR write, read-once and read-3x of one case; a family gives its
     ``api``, ``layout`` and ``mode``.'''
 
@@ -80,7 +80,6 @@ class IORBase(ParallelIOTest, LustreStriping, PageCacheEviction):
 
     @run_before('run')
     def write_then_read(self):
-        self.prerun_cmds += self.stripe_commands(self.layout)
         if self.mode == 'direct':
             self.prerun_cmds += [f'iogap_odirect {self.dd} '
                                  f'"$IOGAP_DIR/ior.dat" 4096']
@@ -124,7 +123,6 @@ class IORBase(ParallelIOTest, LustreStriping, PageCacheEviction):
             raise SkipTestError(reason)
 
         text = self.check_run()
-        self.check_striping(text)
         tasks, nbytes = self.num_tasks, self.num_tasks * self.block_bytes
         docs = {op: parse.load_summary(f'{self.stagedir}/ior_{op}.json', op)
                 for op in ('write', 'read')}
@@ -165,16 +163,14 @@ class IORBench(IORBase, Sweep):
     #: Page cache (buffered), fsync at close (``-e``) or O_DIRECT
     mode = parameter(['buffered', 'fsync', 'direct'])
 
-    # The sweep is the study's scaling figure: core specialization is
-    # studied where it was measured (IORCollective), and a file per process
-    # is one OST already, so only shared files get tuned striping
+    # The sweep is the study's scaling figure: core specialization and
+    # striping are studied where they were measured (IORCollective)
     core_spec = parameter(inherit_params=True, filter_params=lambda p: p[:1])
 
     CONSTRAINTS = (
         feature('hdf5', when=lambda p: p['api'] == 'HDF5'),
         feature('odirect', when=lambda p: p['mode'] == 'direct'),
         lambda p, part: p['mode'] != 'direct' or p['api'] == 'POSIX',
-        lambda p, part: p['striping'] == 'default' or p['layout'] == 'ssf',
     )
 
 
@@ -193,6 +189,4 @@ class IORFrequencySweep(IORBench, CpuClock):
     procs_per_node = parameter(inherit_params=True,
                                filter_params=lambda p: [n for n in p
                                                         if n == 1])
-    core_spec = parameter(inherit_params=True, filter_params=lambda p: p[:1])
     cpu_bind = parameter(inherit_params=True, filter_params=lambda p: p[:1])
-    striping = parameter(inherit_params=True, filter_params=lambda p: p[:1])

@@ -3,7 +3,7 @@
 Every feature names the extras and resources it needs; every extra has a
 JSON schema, a default and a description. The configuration is checked
 against them when it loads (one line naming system, partition and key), and
-``python -m iogap.profile.schema`` prints the table of docs/profile.md.
+``python -m iogap.profile`` prints the tables of docs/profile.md.
 '''
 
 import jsonschema
@@ -195,7 +195,3 @@ def markdown():
         lines.append(f'| `{key}` | {dflt} | {need} | {doc} |')
 
     return '\n'.join(lines) + '\n'
-
-
-if __name__ == '__main__':
-    print(markdown(), end='')

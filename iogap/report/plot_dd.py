@@ -53,6 +53,16 @@ def cases(rows):
     return found
 
 
+def in_slots(rows, keys, slots):
+    '''``[((where, variant, slot), {figure: [rows]})]``, in slot order so
+    that legends list each partition's variants together.'''
+    found = []
+    for (where, _), figures in cases(rows).items():
+        label = style.variant(next(iter(figures.values()))[0].params, keys)
+        found.append(((where, label, slots.index((where, label))), figures))
+    return sorted(found, key=lambda f: f[0][2])
+
+
 def spread(figures, figure, value):
     '''Error bar from the case's ``_min`` and ``_max`` figures.'''
     low, high = figures.get(figure + '_min'), figures.get(figure + '_max')
@@ -69,24 +79,24 @@ def draw(ctx):
         return {}
     plt = style.pyplot()
     keys = style.varying(dd, skip=('mode',))
-    slots = sorted({(r.where, style.variant(r.params, keys)) for r in dd})
+    slots = style.slots(dd, keys)
     bands = bands_of(rows, FAMILY)
     patterns = [p for p in PATTERNS
                 if any(r.figure == f'{p[0]}_bw' for r in dd)]
     fig, axes = plt.subplots(1, len(patterns), sharey=True, squeeze=False,
                              figsize=(4 + 2.6 * len(patterns), 4.6),
                              layout='constrained')
+    modes = style.ordered((r.params.get('mode') for r in dd), MODES)
     width, later, values = 0.8 / len(slots), [], []
     for ax, (pattern, title) in zip(axes[0], patterns):
         figure = f'{pattern}_bw'
-        for (where, case), figures in cases(dd).items():
+        for (where, label, slot), figures in in_slots(dd, keys, slots):
             if figure not in figures:
                 continue
             first = figures[figure][0]
-            label = style.variant(first.params, keys)
-            slot = slots.index((where, label))
             same = [s for s in slots if s[0] == where].index((where, label))
-            x = MODES.index(first.params['mode']) - 0.4 + width * (slot + .5)
+            x = modes.index(first.params.get('mode')) - 0.4 + \
+                width * (slot + .5)
             value, unit = median(figures[figure]), first.unit
             err = spread(figures, figure, value)
             band = bands.get((where, case_key(first), figure))
@@ -105,7 +115,7 @@ def draw(ctx):
                 ax.plot(x, ref, 'D', color=style.STUDY, markersize=6,
                         label="study's value (CUG'17)", zorder=5)
                 values.append(ref)
-        ax.set_xticks(range(len(MODES)), MODES)
+        ax.set_xticks(range(len(modes)), modes)
         ax.set_title(title)
         ax.set_xlabel('I/O mode')
         ax.grid(axis='x', visible=False)
@@ -115,7 +125,7 @@ def draw(ctx):
         draw_band(ax, x, w, band, ax.get_ylim())
     for ax in axes[0]:
         ax.set_ylim(*axes[0][0].get_ylim())
-    style.legend(fig, axes[0])
+    style.legend(fig, axes[0], title='partition (variant)')
     entry = style.save(fig, ctx.outdir, 'dd', 'dd',
                        'dd single stream: bandwidth per I/O mode',
                        'Median of the repetitions; error bars span min to '
@@ -125,9 +135,14 @@ def draw(ctx):
 
 def notes(dd, study):
     parts = sorted({r.where for r in dd})
-    if study:
-        return [f"Black diamonds: the study's published value "
-                f"({len(study)} figures of reference/cori.yaml)."]
+    mine = [s for s in study if s[0] == FAMILY]
+    swept = any(s[0] == 'DDFrequencySweep' for s in study)
+    if mine or swept:
+        return [f"Black diamonds: the study's published value, where "
+                f"reference/cori.yaml records one for the case "
+                f"({len(mine)} {FAMILY} figure(s))." +
+                (' It records more dd figures per CPU clock: see section 2.'
+                 if swept else '')]
     return [f'No study figure applies to {", ".join(parts)}: the study '
             f'measured Cori Haswell and KNL only, so only Cori runs carry '
             f"the study's values."]

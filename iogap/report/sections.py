@@ -98,7 +98,11 @@ def _session(s, systems):
             'failures': info.get('num_failures'),
             'skipped': info.get('num_skipped'),
             'systems': sorted(systems),
-            'study_example': s.study_example}
+            'study_example': s.study_example,
+            'study': {'file': info.get('source'),
+                      'source': info.get('study_source'),
+                      'unplaced': info.get('study_unplaced') or []}
+            if s.study_example else None}
 
 
 def _remove_previous(outdir):

@@ -10,8 +10,17 @@ ABBREV = {'core_spec': 'cs', 'cpu_bind': 'bind', 'memory': 'mem',
           'striping': 'stripe', 'procs_per_node': 'ppn', 'num_nodes': 'nodes',
           'ranks_per_node': 'rpn', 'directory': 'dir', 'cpu_freq': 'clock'}
 
-#: Parameters whose value alone says what it is (``fpp``, ``POSIX``)
-BARE = ('mode', 'layout', 'api', 'placement', 'io')
+#: Short names of families in labels
+SHORT = {'DDSingleStream': 'dd', 'DDFrequencySweep': 'dd sweep',
+         'IORBench': 'IOR', 'IORCollective': 'IOR coll',
+         'IORFrequencySweep': 'IOR sweep', 'MDTestBench': 'mdtest',
+         'OSULatency': 'osu_latency', 'OSUBandwidth': 'osu_bw',
+         'OSUBiBandwidth': 'osu_bibw', 'OSUAlltoall': 'osu_alltoall',
+         'OSUAllreduce': 'osu_allreduce'}
+
+#: Parameters whose value alone says what it is (``fpp``, ``POSIX``), in
+#: the order labels name them; other parameters follow
+BARE = ('api', 'mode', 'layout', 'placement', 'io', 'directory')
 
 #: Spread and bookkeeping figures that are never plotted on their own
 AUXILIARY = ('_min', '_max', '_cv', '_iops', '_time', '_size')
@@ -51,12 +60,49 @@ class Look:
 
 
 def param_label(key, value):
+    if key == 'cpu_freq':
+        return f'{float(value) * 1e-6:g} GHz'
+    if key == 'directory':
+        return f'{value} dir'
     return str(value) if key in BARE else f'{ABBREV.get(key, key)}={value}'
 
 
 def variant(params, keys):
-    '''``bind=cores, cs=4``: the ``keys`` of ``params``, abbreviated.'''
+    '''``fsync, bind=cores, cs=4``: the ``keys`` of ``params``, bare values
+    first, abbreviated.'''
+    keys = sorted(keys, key=lambda k: BARE.index(k) if k in BARE else 99)
     return ', '.join(param_label(k, params[k]) for k in keys if k in params)
+
+
+def number(value):
+    '''``6008``, ``45.2``, ``0.23``: a figure as a person writes it.'''
+    return f'{value:,.0f}' if abs(value) >= 1000 else f'{value:.3g}'
+
+
+def plain_log(ax, axis='y'):
+    '''A decimal log axis labelled 0.2, 0.5, 1, 2, 5 (not 10^0).'''
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    target = ax.yaxis if axis == 'y' else ax.xaxis
+    target.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    target.set_major_formatter(FuncFormatter(lambda v, _: f'{v:g}'))
+    target.set_minor_formatter(NullFormatter())
+
+
+def size_label(nbytes):
+    '''``1``, ``8``, ``1K``, ``64K``, ``1M``: a message size.'''
+    for suffix, scale in (('M', 2**20), ('K', 2**10)):
+        if nbytes >= scale and nbytes % scale == 0:
+            return f'{nbytes // scale}{suffix}'
+    return f'{nbytes:g}'
+
+
+def case_label(family, params, keys=None):
+    '''``IOR POSIX fsync ppn=2``: a case in a few words; ``keys`` limits
+    the parameters shown (default: all but those at their default).'''
+    keys = keys if keys is not None else [
+        k for k, v in params.items() if str(v) not in ('default', '0')]
+    return ' '.join(filter(None, [SHORT.get(family, family),
+                                  variant(params, keys).replace(',', '')]))
 
 
 def varying(rows, skip=()):
@@ -69,6 +115,21 @@ def varying(rows, skip=()):
     return [k for k, v in values.items() if len(v) > 1 and k not in skip]
 
 
+def ordered(values, preferred):
+    '''The distinct ``values``, those of ``preferred`` first in its order,
+    then any others as they come (a new mode still gets drawn).'''
+    values = list(dict.fromkeys(values))
+    return [v for v in preferred if v in values] + \
+        [v for v in values if v not in preferred]
+
+
+def slots(rows, keys):
+    '''``[(where, variant label)]`` in partition order, each partition's
+    variants in the order the run listed them (its defaults first).'''
+    found = dict.fromkeys((r.where, variant(r.params, keys)) for r in rows)
+    return sorted(found, key=lambda s: s[0])
+
+
 def auxiliary(figure):
     return figure.endswith(AUXILIARY) or '_pass' in figure
 
@@ -78,6 +139,7 @@ def log_if_wide(ax, values, axis='y', decades=1.3):
     values = [v for v in values if v and v > 0]
     if values and math.log10(max(values) / min(values)) > decades:
         (ax.set_yscale if axis == 'y' else ax.set_xscale)('log')
+        plain_log(ax, axis)
 
 
 def pow2_axis(ax, ticks):
@@ -90,7 +152,7 @@ def pow2_axis(ax, ticks):
     ax.minorticks_off()
 
 
-def legend(fig, axes, **kw):
+def legend(fig, axes, title=None, ncol=4):
     '''One legend for the figure, each label once, below the panels (the
     figure needs ``layout='constrained'``).'''
     seen = {}
@@ -100,7 +162,19 @@ def legend(fig, axes, **kw):
     if seen:
         fig.legend(list(seen.values()), list(seen),
                    loc='outside lower center', frameon=False,
-                   ncol=min(len(seen), kw.pop('ncol', 4)), **kw)
+                   title=title, title_fontsize=8, ncol=min(len(seen), ncol))
+
+
+def _color(handle):
+    '''A legend handle's color as ``#rrggbb`` (bars: their face).'''
+    from matplotlib.colors import to_hex
+    for get in (lambda: handle.patches[0].get_facecolor(),
+                lambda: handle.get_color(), lambda: handle.get_facecolor()):
+        try:
+            return to_hex(get(), keep_alpha=False)
+        except (AttributeError, IndexError, ValueError, TypeError):
+            continue
+    return None
 
 
 def save(fig, outdir, name, section, title, caption=''):
@@ -109,12 +183,13 @@ def save(fig, outdir, name, section, title, caption=''):
     for ax in fig.axes:
         if not ax.get_visible() or not ax.has_data():
             continue
-        labels = list(dict.fromkeys(
-            lb for lb in ax.get_legend_handles_labels()[1]
-            if not lb.startswith('_')))
+        series = {}
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            series.setdefault(label, _color(handle))
         panels.append({'title': ax.get_title(), 'xlabel': ax.get_xlabel(),
                        'ylabel': ax.get_ylabel(), 'xscale': ax.get_xscale(),
-                       'yscale': ax.get_yscale(), 'series': labels})
+                       'yscale': ax.get_yscale(), 'series': list(series),
+                       'colors': series})
     fig.suptitle(title, fontsize=11, fontweight='bold')
     path = os.path.join(outdir, f'{name}.png')
     fig.savefig(path, dpi=100)

@@ -48,9 +48,9 @@ def main(artifacts):
     with sqlite3.connect(db) as conn:
         rows = conn.execute('SELECT uuid, json_blob FROM sessions').fetchall()
         for uuid, blob in rows:
+            blob = json.dumps(trim(json.loads(blob)), separators=(',', ':'))
             conn.execute('UPDATE sessions SET json_blob = ? WHERE uuid = ?',
-                         (json.dumps(trim(json.loads(blob)), separators=(',', ':')),
-                          uuid))
+                         (blob, uuid))
     conn = sqlite3.connect(db)
     conn.execute('VACUUM')
     conn.close()

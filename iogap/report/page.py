@@ -1,0 +1,119 @@
+'''``index.html``: one self-contained page (figures embedded) from the
+manifest that :func:`iogap.report.sections.render` returns.'''
+
+import base64
+import html
+import os
+
+CSS = '''
+body { font-family: system-ui, sans-serif; max-width: 1200px; margin: 1em auto;
+       padding: 0 1em; color: #212121; }
+h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
+.disclaimer { background: #fff3cd; border: 2px solid #b58100; padding: .8em;
+              font-size: 1.1em; }
+.missing { color: #8d6e00; font-style: italic; }
+table { border-collapse: collapse; font-size: .85em; margin: .5em 0; }
+td, th { border: 1px solid #ddd; padding: 2px 6px; text-align: left; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr.fail td { background: #fdecea; } tr.pass td.verdict { color: #2e7d32; }
+tr.fail td.verdict { color: #c62828; font-weight: bold; }
+figure { margin: 1em 0; } img { max-width: 100%; }
+figcaption, .note { font-size: .9em; color: #555; }
+'''
+
+
+def esc(text):
+    return html.escape(str(text))
+
+
+def _image(outdir, entry):
+    with open(os.path.join(outdir, entry['file']), 'rb') as fp:
+        data = base64.b64encode(fp.read()).decode()
+    return (f'<figure><img alt="{esc(entry["title"])}" '
+            f'src="data:image/png;base64,{data}">'
+            f'<figcaption>{esc(entry["caption"])} '
+            f'({esc(entry["file"])})</figcaption></figure>')
+
+
+def _table(table):
+    '''``{'head': [...], 'rows': [[cells], ...], 'classes': [...]}``;
+    numbers right-aligned.'''
+    head = ''.join(f'<th>{esc(h)}</th>' for h in table['head'])
+    body = []
+    for cells, cls in zip(table['rows'], table.get('classes') or
+                          [''] * len(table['rows'])):
+        tds = ''.join(
+            f'<td class="{"num" if isinstance(c, (int, float)) else ""}'
+            f'{" verdict" if i == table.get("verdict") else ""}">'
+            f'{esc(_fmt(c))}</td>' for i, c in enumerate(cells))
+        body.append(f'<tr class="{esc(cls)}">{tds}</tr>')
+    rows = '\n'.join(body)
+    html_table = f'<table><tr>{head}</tr>\n{rows}</table>'
+    shown = table.get('shown')
+    if shown and len(body) > shown:
+        return (f'<table><tr>{head}</tr>\n' + '\n'.join(body[:shown]) +
+                f'</table><details><summary>all {len(body)} rows</summary>'
+                f'{html_table}</details>')
+    return html_table
+
+
+def _fmt(value):
+    if isinstance(value, float):
+        return f'{value:.4g}'
+    return '' if value is None else value
+
+
+def _header(manifest):
+    out = []
+    for study in [s['study'] for s in manifest['sessions'] if s['study']]:
+        out.append(
+            '<p class="disclaimer"><strong>Drawn from the study\'s published '
+            'figures, not from a run.</strong> Cori was retired in 2023; '
+            'every value of system <code>cori</code> on this page is a '
+            'figure of the CUG\'17 study as recorded, each with its source, '
+            f'in <code>{esc(study["file"])}</code> (a few are derived from '
+            'the study\'s figures; their provenance says so). Bars and dots '
+            'therefore sit on their references by construction. Sources: '
+            f'{esc(study["source"])}.</p>')
+        if study['unplaced']:
+            out.append('<p class="note">Entries the example could not place '
+                       'on a figure: ' + esc('; '.join(study['unplaced'])) +
+                       '</p>')
+    rows = [[s['when'], ', '.join(s['systems']), s['host'], s['cases'],
+             s['failures'], s['skipped'], s['source'], s['uuid']]
+            for s in manifest['sessions']]
+    out.append('<h2>Inputs</h2>' + _table({
+        'head': ['session start', 'systems', 'host', 'cases', 'failures',
+                 'skipped', 'source', 'uuid'], 'rows': rows, 'shown': 12}))
+    out.append('<p class="note">Sections 1–5 draw the newest session of '
+               'each system; section 6 draws every session.</p>')
+    missing = [s for s in manifest['sections'] if s['missing']]
+    if missing:
+        out.append('<p>Sections without data:</p><ul>' + ''.join(
+            f'<li>{esc(s["title"])}: {esc(s["missing"])}</li>'
+            for s in missing) + '</ul>')
+    return out
+
+
+def write(manifest, outdir, extra_notes=()):
+    '''Write ``index.html`` into ``outdir``; returns its path.'''
+    systems = sorted({n for s in manifest['sessions'] for n in s['systems']})
+    parts = [f'<h1>iogap report: {esc(", ".join(systems) or "no data")}</h1>']
+    parts += _header(manifest)
+    parts += [f'<p class="note">{esc(n)}</p>' for n in extra_notes]
+    for section in manifest['sections']:
+        parts.append(f'<h2 id="{section["key"]}">{esc(section["title"])}</h2>')
+        if section['missing']:
+            parts.append(f'<p class="missing">{esc(section["missing"])}</p>')
+        parts += [f'<p class="note">{esc(n)}</p>' for n in section['notes']]
+        parts += [_image(outdir, e) for e in section['figures']]
+        if section['table']:
+            parts.append(_table(section['table']))
+    path = os.path.join(outdir, 'index.html')
+    with open(path, 'w') as fp:
+        fp.write('<!DOCTYPE html>\n<html lang="en"><head>'
+                 '<meta charset="utf-8">'
+                 f'<title>iogap report: {esc(", ".join(systems))}</title>'
+                 f'<style>{CSS}</style></head><body>\n' +
+                 '\n'.join(parts) + '\n</body></html>\n')
+    return path

@@ -1,0 +1,94 @@
+'''Section 5: every judgement at a glance. Each AbsoluteCheck, RatioCheck
+and FitCheck figure is a dot (green pass, red fail) on its reference band,
+on an axis of measured over reference so that all share one scale; the
+table under it gives the numbers and the references' provenance.'''
+
+import math
+
+from iogap.report import style
+from iogap.report.load import JUDGEMENTS
+
+KINDS = {'AbsoluteCheck': 'absolute references',
+         'RatioCheck': 'ratios', 'FitCheck': 'fits over the CPU clock'}
+LIMIT = 2 ** 4      # the axis spans at most 1/16x to 16x the reference
+
+
+def label(row):
+    '''A judgement in a few words: its name, or what an absolute judges.'''
+    if row.family != 'AbsoluteCheck':
+        return row.judgement
+    family, part, params = row.target()
+    return f'{part} {style.case_label(family, params)}: {row.figure}'
+
+
+def normalised(row):
+    '''``(value, low, high)`` over the reference (open sides ``None``).'''
+    low, high = row.band()
+    return tuple(None if v is None else v / row.ref
+                 for v in (row.value, low, high))
+
+
+def limits(shown):
+    '''An axis symmetric about 1 (log scale) that holds every finite
+    value and bound, at most 1/16x to 16x.'''
+    finite = [abs(math.log2(v)) for s in shown for v in s if v and v > 0]
+    span = min(max(finite + [1]) + 0.5, math.log2(LIMIT))
+    return 2 ** -span, 2 ** span
+
+
+def chart(ctx, kind, rows):
+    plt = style.pyplot()
+    height = 1.6 + 0.27 * len(rows)
+    fig, ax = plt.subplots(figsize=(11, height), layout='constrained')
+    shown = [normalised(r) for r in rows]
+    lo, hi = limits(shown)
+    for y, (row, (value, low, high)) in enumerate(zip(rows, shown)):
+        left, right = max(low or lo, lo), min(high or hi, hi)
+        ax.barh(y, right - left, left=left, height=0.6, color=style.BAND,
+                alpha=0.35, label='reference band')
+        ok = row.verdict != 'fail'
+        ax.plot(min(max(value, lo), hi), y, 'o', ms=7,
+                color=style.PASS if ok else style.FAIL,
+                label='pass' if ok else 'fail')
+        ax.annotate(f'{style.number(row.value)} {row.unit}', (1.005, y),
+                    xycoords=('axes fraction', 'data'), va='center',
+                    fontsize=7)
+    ax.axvline(1, color='black', lw=0.8, ls=':')
+    ax.set_xscale('log', base=2)
+    ticks = [2.0 ** k for k in range(math.ceil(math.log2(lo)),
+                                      math.floor(math.log2(hi)) + 1)]
+    ax.set_xticks(ticks, [f'{t:g}' for t in ticks])
+    ax.minorticks_off()
+    ax.set_xlim(lo, hi)
+    ax.set_yticks(range(len(rows)), [label(r) for r in rows], fontsize=7.5)
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.set_xlabel('measured / reference (log scale; 1 = the reference)')
+    failed = sum(r.verdict == 'fail' for r in rows)
+    ax.set_title(f'{len(rows)} judged, {failed or "none"} failed')
+    style.legend(fig, [ax])
+    return style.save(fig, ctx.outdir, f'judge_{kind.lower()}', 'ratios',
+                      f'Judgements: {KINDS[kind]}',
+                      'Grey: the band the reference allows (one-sided bands '
+                      'run to the edge); the number at the right is the '
+                      'measured value.')
+
+
+def draw(ctx):
+    rows = [r for r in ctx.rows if r.family in JUDGEMENTS and r.judged and
+            r.ref and math.isfinite(r.value)]
+    if not rows:
+        return {}
+    rows.sort(key=lambda r: (JUDGEMENTS.index(r.family), r.verdict != 'fail',
+                             label(r)))
+    figures = [chart(ctx, kind, [r for r in rows if r.family == kind])
+               for kind in JUDGEMENTS if any(r.family == kind for r in rows)]
+    rows.sort(key=lambda r: r.verdict != 'fail')
+    table = {'head': ['judgement', 'what', 'partition', 'measured',
+                      'reference', 'low', 'high', 'unit', 'verdict',
+                      'provenance'],
+             'rows': [[r.family, label(r), r.partition, r.value, r.ref,
+                       *r.band(), r.unit, r.verdict, r.method]
+                      for r in rows],
+             'classes': [r.verdict or '' for r in rows],
+             'verdict': 8, 'shown': 40}
+    return {'figures': figures, 'table': table}

@@ -1,0 +1,160 @@
+'''Section 4, OSU: two-rank latency and bandwidth per placement and
+partition (the study's intra/inter-node table), and the all-to-all and
+allreduce latency against ranks (EPCC).'''
+
+import re
+
+from iogap.report import plot_dd, style
+from iogap.report.load import median
+
+PLACEMENTS = ('same_socket', 'cross_socket', 'inter_node')
+SIZED = re.compile(r'latency_(\d+)B$')
+BANDWIDTH = {'OSUBandwidth': 'osu_bw', 'OSUBiBandwidth': 'osu_bibw'}
+COLLECTIVES = {'OSUAlltoall': 'all-to-all', 'OSUAllreduce': 'allreduce'}
+
+
+def grouped_bars(ax, ctx, rows, figure, group_of, groups, keys):
+    '''Bars of ``figure``, grouped on x by ``group_of(row)``, one slot per
+    partition and variant.'''
+    slots = style.slots(rows, keys)
+    width = 0.8 / max(len(slots), 1)
+    for (where, label, slot), figures in plot_dd.in_slots(rows, keys, slots):
+        if figure not in figures:
+            continue
+        first = figures[figure][0]
+        x = groups.index(group_of(first)) - 0.4 + width * (slot + 0.5)
+        ax.bar(x, median(figures[figure]), width,
+               color=ctx.look.color(where), edgecolor='white',
+               hatch=plot_dd.HATCHES[slot % 5], label=', '.join(
+                   filter(None, [ctx.look.part(where), label])))
+    ax.set_xticks(range(len(groups)), [g.replace('_', ' ') for g in groups])
+    ax.grid(axis='x', visible=False)
+
+
+def pt2pt(ctx, lat, bw):
+    panels = [p for p, rows in (('smallest', lat), ('sizes', lat),
+                                ('bw', bw)) if rows]
+    if not any(SIZED.match(r.figure) for r in lat) and 'sizes' in panels:
+        panels.remove('sizes')
+    plt = style.pyplot()
+    fig, axes = plt.subplots(1, len(panels), squeeze=False,
+                             figsize=(4.2 * len(panels) + 1, 4.4),
+                             layout='constrained')
+    axes = dict(zip(panels, axes[0]))
+    if 'smallest' in axes:
+        keys = style.varying(lat, skip=('placement',))
+        groups = style.ordered((r.params.get('placement') for r in lat),
+                               PLACEMENTS)
+        ax = axes['smallest']
+        grouped_bars(ax, ctx, lat, 'latency_smallest',
+                     lambda r: r.params['placement'], groups, keys)
+        ax.set_title('latency at the smallest message (0 or 1 B)')
+        ax.set_ylabel('latency (us)')
+        ax.set_xlabel('rank placement')
+    if 'sizes' in axes:
+        sizes(axes['sizes'], ctx, lat)
+    if 'bw' in axes:
+        keys = style.varying(bw, skip=('placement',))
+        groups = list(dict.fromkeys(
+            f'{BANDWIDTH[r.family]} {r.params.get("placement")}' for r in bw))
+        ax = axes['bw']
+        grouped_bars(ax, ctx, bw, 'bw_peak', lambda r: f'{BANDWIDTH[r.family]}'
+                     f' {r.params.get("placement")}', groups, keys)
+        ax.set_xticks(range(len(groups)),
+                      [g.replace(' ', '\n').replace('_', ' ') for g in groups])
+        ax.set_title('peak bandwidth')
+        ax.set_ylabel('bandwidth (MB/s)')
+        ax.set_xlabel('benchmark, rank placement')
+    style.legend(fig, list(axes.values()), title='partition, placement, '
+                 'variant')
+    return style.save(fig, ctx.outdir, 'osu_pt2pt', 'osu',
+                      'OSU point to point: latency and bandwidth per '
+                      'placement', 'Two ranks on one socket, on two sockets '
+                      'or on two nodes.')
+
+
+def sizes(ax, ctx, lat):
+    '''Latency against message size (the smallest size included), one
+    line per partition, placement and variant.'''
+    keys = style.varying(lat, skip=('placement',))
+    variants = list(dict.fromkeys(style.variant(r.params, keys) for r in lat))
+    ticks = set()
+    for (where, case), figures in plot_dd.cases(lat).items():
+        pts = {int(SIZED.match(f).group(1)): median(rows)
+               for f, rows in figures.items() if SIZED.match(f)}
+        if 'smallest_size' in figures and 'latency_smallest' in figures:
+            pts[int(median(figures['smallest_size']))] = median(
+                figures['latency_smallest'])
+        pts = sorted((s, v) for s, v in pts.items() if s > 0)
+        if not pts:
+            continue
+        ticks.update(s for s, _ in pts)
+        first = next(iter(figures.values()))[0]
+        place = first.params.get('placement', '')
+        label = style.variant(first.params, keys)
+        ax.plot(*zip(*pts), '-' if place != 'inter_node' else '--',
+                marker='os^Dv'[variants.index(label) % 5],
+                color=ctx.look.color(where), label=', '.join(filter(None, [
+                    ctx.look.part(where), place.replace('_', ' '), label])))
+    ax.set_xscale('log', base=2)
+    ax.set_xticks(sorted(ticks), [style.size_label(t) for t in sorted(ticks)])
+    ax.minorticks_off()
+    ax.set_yscale('log')
+    style.plain_log(ax)
+    ax.set_title('latency against message size')
+    ax.set_xlabel('message size (bytes)')
+    ax.set_ylabel('latency (us)')
+
+
+def collectives(ctx, rows):
+    families = [f for f in COLLECTIVES if any(r.family == f for r in rows)]
+    plt = style.pyplot()
+    fig, axes = plt.subplots(1, len(families), squeeze=False, sharey=True,
+                             figsize=(5.5 * len(families) + 1, 4.4),
+                             layout='constrained')
+    for ax, family in zip(axes[0], families):
+        here = [r for r in rows if r.family == family and SIZED.match(
+            r.figure)]
+        keys = style.varying(here, skip=('num_nodes', 'ranks_per_node'))
+        variants = list(dict.fromkeys(style.variant(r.params, keys)
+                                      for r in here))
+        found = {}
+        for r in here:
+            key = (r.where, int(SIZED.match(r.figure).group(1)),
+                   style.variant(r.params, keys))
+            ranks = int(r.params['num_nodes']) * \
+                int(r.params['ranks_per_node'])
+            found.setdefault(key, {}).setdefault(ranks, []).append(r)
+        sizes_ = sorted({k[1] for k in found})
+        for (where, size, label), pts in sorted(
+                found.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+            xs = sorted(pts)
+            ax.plot(xs, [median(pts[x]) for x in xs],
+                    marker='os^Dv'[sizes_.index(size) % 5],
+                    ls='-' if label == variants[0] else '--',
+                    color=ctx.look.color(where), label=', '.join(filter(
+                        None, [ctx.look.part(where),
+                               f'{style.size_label(size)} B', label])))
+        style.pow2_axis(ax, [x for pts in found.values() for x in pts])
+        ax.set_yscale('log')
+        style.plain_log(ax)
+        ax.set_title(f'{COLLECTIVES[family]} latency')
+        ax.set_xlabel('ranks (nodes x ranks per node)')
+    axes[0][0].set_ylabel('latency (us)')
+    style.legend(fig, axes[0], title='partition, message size, variant')
+    return style.save(fig, ctx.outdir, 'osu_collective', 'osu',
+                      'OSU collectives: latency against ranks',
+                      'One marker per message size; dashed: the variant.')
+
+
+def draw(ctx):
+    lat = [r for r in ctx.rows if r.family == 'OSULatency']
+    bw = [r for r in ctx.rows if r.family in BANDWIDTH]
+    coll = [r for r in ctx.rows if r.family in COLLECTIVES]
+    figures = ([pt2pt(ctx, lat, bw)] if lat or bw else []) + \
+        ([collectives(ctx, coll)] if coll else [])
+    smallest = {r.value for r in lat if r.figure == 'smallest_size'}
+    sizes_ = ', '.join(f'{s:g} B' for s in sorted(smallest))
+    notes = [f'Smallest message: {sizes_} (OSU 7.x starts at 1 B, the '
+             f'study quotes 0 B).'] if smallest else []
+    return {'figures': figures, 'notes': notes}

@@ -1,0 +1,120 @@
+'''Measure, then judge, for real: a failed absolute bound hides no ratio,
+ratios survive --repeat, a partial selection skips with the missing side,
+and re-baselining from repeats gives references the next run meets.'''
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from conftest import ROOT, cases, run_reframe
+
+pytestmark = pytest.mark.reframe
+
+DD = ['-S', 'DDSingleStream.count=32', '-S', 'DDSingleStream.repetitions=3']
+RATIO = {'name': 'dsync_over_direct_write_bw',
+         'numerator': {'test': 'DDSingleStream', 'partition': 'default',
+                       'params': {'mode': 'dsync'}, 'var': 'write_bw'},
+         'denominator': {'test': 'DDSingleStream', 'partition': 'default',
+                         'params': {'mode': 'direct'}, 'var': 'write_bw'},
+         'ref': [1.0, None, 0.0], 'unit': 'ratio', 'provenance': 'test'}
+
+
+def refdir(tmp_path, **lists):
+    path = tmp_path / 'reference'
+    path.mkdir(exist_ok=True)
+    (path / 'anyhost.yaml').write_text(yaml.safe_dump(
+        {'system': 'anyhost', **lists}, sort_keys=False))
+    return {'IOGAP_REFERENCE_DIR': str(path)}
+
+
+def test_a_failed_absolute_bound_hides_no_ratio(tmp_path):
+    env = refdir(tmp_path, ratios=[RATIO], absolute=[{
+        'test': 'DDSingleStream', 'partition': 'default',
+        'params': {'mode': 'dsync', 'cpu_bind': 'default'},
+        'var': 'write_bw', 'ref': [1e9, -0.1, None], 'unit': 'MB/s',
+        'provenance': 'an impossible floor'}])
+    run = run_reframe(tmp_path, '-n', 'DDSingleStream.*%cpu_bind=default.*'
+                      '%mode=(dsync|direct)|Check', *DD, '-r', env=env)
+    assert run.returncode != 0
+    [absolute] = cases(run, 'AbsoluteCheck')
+    assert absolute['result'] == 'fail'
+    assert 'write_bw' in absolute['fail_reason']
+    [ratio] = cases(run, 'RatioCheck')
+    assert ratio['result'] == 'pass', ratio['fail_reason']
+    for tc in cases(run, 'DDSingleStream'):
+        assert tc['result'] == 'pass'       # measuring never judges
+    log = os.path.join(run.out, 'perflogs', 'anyhost', 'default',
+                       'RatioCheck.log')
+    assert 'dsync_over_direct_write_bw=' in open(log).read()
+
+
+def test_ratios_survive_repeat_and_reach_the_results_database(tmp_path):
+    env = refdir(tmp_path, ratios=[RATIO])
+    run = run_reframe(tmp_path, '-n', 'DDSingleStream.*%cpu_bind=default.*'
+                      '%mode=(dsync|direct)|RatioCheck', *DD, '--repeat', '2',
+                      '-r', env=env)
+    assert run.returncode == 0, run.stdout
+    assert 'could not resolve' not in run.stdout
+    ratios = cases(run, 'RatioCheck')
+    assert len(ratios) == 2 and all(r['result'] == 'pass' for r in ratios)
+    stored = subprocess.run(
+        [os.path.join(os.path.dirname(sys.executable), 'reframe'), '-C',
+         'reframe_config.py', '--list-stored-testcases=now-1d:now/mean:/'],
+        cwd=ROOT, capture_output=True, text=True,
+        env=dict(os.environ, IOGAP_OUTPUT=run.out, **env))
+    assert 'dsync_over_direct_write_bw' in stored.stdout, stored.stdout + \
+        stored.stderr
+
+
+def test_a_ratio_across_partitions_skips_naming_the_missing_side(tmp_path):
+    run = run_reframe(tmp_path, '--system', 'localpair:one', '-n',
+                      'RatioCheck', '-S', 'DDSingleStream.count=16', '-r')
+    [ratio] = cases(run, 'RatioCheck')
+    assert ratio['result'] == 'skip'
+    assert 'needs DDSingleStream on localpair:all, which this run did not ' \
+        'select' in run.skip_reason(ratio['display_name'])
+
+
+def test_rebaselined_references_pass_next_time_and_a_moved_one_fails(
+        tmp_path):
+    env = refdir(tmp_path, ratios=[RATIO])
+    selection = ['-n', 'DDSingleStream.*%cpu_bind=default.*%mode=(dsync|'
+                 'direct)|Check', *DD]
+    first = run_reframe(tmp_path / 'a', *selection, '--repeat', '3', '-r',
+                        env=env)
+    [report] = [os.path.join(first.out, 'reports', f)
+                for f in os.listdir(os.path.join(first.out, 'reports'))]
+    patch = tmp_path / 'rebaseline.patch'
+    proc = subprocess.run([sys.executable, '-m', 'iogap.rebaseline', report,
+                           '--patch', str(patch)], cwd=ROOT, text=True,
+                          capture_output=True, env=dict(os.environ, **env))
+    assert proc.returncode == 0, proc.stderr
+    data = yaml.safe_load(open(env['IOGAP_REFERENCE_DIR'] +
+                               '/anyhost.yaml'))
+    assert 'kept hand-set dsync_over_direct_write_bw' in proc.stdout
+    judged = {e['var'] for e in data['absolute']}
+    assert {'write_bw', 'read_once_bw', 'read_3x_bw'} <= judged
+    for entry in data['absolute']:
+        assert entry['noise']['runs'] == 3
+        assert -0.5 <= entry['ref'][1] < 0 and entry['ref'][2] is None
+    assert patch.read_text().startswith('--- a/')
+
+    second = run_reframe(tmp_path / 'b', *selection, '-r', env=env)
+    absolute = cases(second, 'AbsoluteCheck')
+    assert len(absolute) == 2, second.stdout
+    assert all(tc['result'] == 'pass' for tc in absolute), \
+        [tc['fail_reason'] for tc in absolute]
+
+    moved = next(e for e in data['absolute'] if e['var'] == 'write_bw')
+    moved['ref'][0] *= 10
+    (tmp_path / 'reference' / 'anyhost.yaml').write_text(
+        yaml.safe_dump(data, sort_keys=False))
+    third = run_reframe(tmp_path / 'c', *selection, '-r', env=env)
+    assert third.returncode != 0
+    failed = [tc for tc in cases(third, 'AbsoluteCheck')
+              if tc['result'] == 'fail']
+    assert len(failed) == 1 and 'write_bw' in failed[0]['fail_reason']

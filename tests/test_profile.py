@@ -1,0 +1,143 @@
+'''System profiles: only the selected one is loaded; the schema refuses a
+mistake in one line; the documentation is generated from the schema; a new
+site is one file in systems/ and one in reference/.'''
+
+import copy
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, Run, reframe_cmd
+from iogap import profile
+from iogap.errors import ProfileError
+from iogap.profile import schema
+
+
+@pytest.fixture
+def restore_profile():
+    yield
+    profile.load(['--system', 'cori'], {})
+
+
+@pytest.mark.parametrize('argv,environ,host,stem', [
+    (['reframe', '--system', 'cori:knl'], {}, 'x', 'cori'),
+    (['reframe', '--system=localpair'], {}, 'x', 'localpair'),
+    (['reframe'], {'RFM_SYSTEM': 'cori'}, 'x', 'cori'),
+    (['reframe'], {}, 'cori07', 'cori'),
+    (['reframe'], {}, 'nid001234', 'generic'),     # any Cray compute node
+    (['reframe'], {}, 'laptop', 'generic'),
+    (['reframe', '--system', 'anyhost'], {}, 'cori07', 'generic'),
+    (['reframe', '--system', 'nosuch'], {}, 'x', 'generic'),
+])
+def test_the_system_reframe_will_pick_is_the_one_loaded(argv, environ, host,
+                                                        stem):
+    assert profile.select(argv, environ, host)[0] == stem
+
+
+def test_only_the_selected_file_runs(tmp_path, monkeypatch, restore_profile):
+    systems = tmp_path / 'systems'
+    shutil.copytree(os.path.join(ROOT, 'systems'), systems)
+    (systems / 'broken.py').write_text('HOSTNAMES = []\nraise SystemExit(1)\n')
+    monkeypatch.setattr(profile, 'SYSTEMS_DIR', str(systems))
+    assert profile.load(['x', '--system', 'localpair'], {})
+    with pytest.raises(SystemExit):
+        profile.load(['x', '--system', 'broken'], {})
+
+
+def test_defaults_are_filled_and_hardware_comes_from_the_processor():
+    [knl] = [p for p in profile.parts() if p.fullname == 'cori:knl']
+    assert knl.num_cores == 68 and knl.extras['repetitions'] == 3
+    assert knl.extras['core_spec_cores'] == 4
+
+
+GOOD = {'name': 'p', 'features': ['cpubind', 'corespec'],
+        'resources': [{'name': 'core_spec', 'options': ['-S {cores}']}],
+        'extras': {'scratch_root': '/scratch/x',
+                   'cpu_bind_options': ['--cpu-bind=cores']}}
+
+
+def broken(**changes):
+    part = copy.deepcopy(GOOD)
+    for key, value in changes.items():
+        if key == 'resources':
+            part['resources'] = value
+        elif key == 'features':
+            part['features'] = value
+        else:
+            part['extras'][key] = value
+    return part
+
+
+@pytest.mark.parametrize('part,message', [
+    (broken(dd_cuont=5), "extras: unknown key 'dd_cuont'"),
+    (broken(dd_count='10'), "extras.dd_count: '10' is not of type "
+     "'integer'"),
+    (broken(dd_count=0), 'extras.dd_count: 0 is less than the minimum of 1'),
+    (broken(scratch_root='scratch'), "extras.scratch_root: 'scratch' does "
+     "not match '^/'"),
+    (broken(cpu_bind_options=[]), "feature +cpubind needs "
+     "extras['cpu_bind_options']"),
+    (broken(resources=[]), "feature +corespec needs a 'core_spec' resource"),
+    (broken(features=['multinode']), 'feature +multinode needs '
+     'extras["max_nodes"] >= 2'),
+    (broken(features=['cpufreq']), "feature +cpufreq needs "
+     "extras['cpu_freqs_khz']"),
+    (broken(features=['mcdram'], numa_nodes={'dram': 0}),
+     "extras.numa_nodes: 'mcdram' is a required property"),
+])
+def test_a_mistake_is_one_line_naming_system_partition_and_key(part,
+                                                               message):
+    with pytest.raises(ProfileError) as err:
+        schema.validate_partition('site', part)
+    assert str(err.value).startswith('system site, partition p: ')
+    assert message in str(err.value) and '\n' not in str(err.value)
+
+
+def test_the_good_partition_and_the_shipped_profiles_pass(restore_profile):
+    schema.validate_partition('site', GOOD)
+    for stem in profile.system_files():
+        profile.load(['x', '--system', stem], {})
+
+
+def test_docs_table_is_generated_from_the_schema():
+    with open(os.path.join(ROOT, 'docs', 'profile.md')) as fp:
+        assert schema.markdown() in fp.read(), \
+            'regenerate docs/profile.md: python -m iogap.profile'
+
+
+@pytest.mark.reframe
+def test_a_new_site_is_one_file_in_systems_and_one_in_reference(tmp_path):
+    '''A fictional two-partition Slurm system made from the template; its
+    dry-run job scripts carry core-spec, binding, clock and placement.'''
+    repo = tmp_path / 'repo'
+    shutil.copytree(ROOT, repo, ignore=shutil.ignore_patterns(
+        '.git', '.venv', 'output', 'build', '__pycache__'))
+    text = (repo / 'systems' / '_template.py').read_text()
+    (repo / 'systems' / 'acme.py').write_text(
+        text.replace("'name': 'template'", "'name': 'acme'"))
+    (repo / 'reference' / 'acme.yaml').write_text(
+        'system: acme\nratios:\n- {name: big_over_cpu_direct, numerator: '
+        '{test: DDSingleStream, partition: big, params: {mode: direct}, '
+        'var: write_bw}, denominator: {test: DDSingleStream, partition: cpu, '
+        'params: {mode: direct}, var: write_bw}, ref: [1.0, -0.3, 0.3], '
+        'unit: ratio, provenance: test}\n')
+    out = tmp_path / 'out'
+    proc = subprocess.run(
+        reframe_cmd() + ['-C', 'reframe_config.py', '--system', 'acme', '-n',
+                         'DDSingleStream|DDFrequencySweep|RatioCheck',
+                         '--dry-run'],
+        cwd=repo, capture_output=True, text=True, timeout=300,
+        env=dict(os.environ, IOGAP_OUTPUT=str(out), RFM_COLORIZE='n'))
+    run = Run(proc, str(out))
+    assert proc.returncode == 0, run.stdout + proc.stderr
+    scripts = run.job_scripts()
+    texts = '\n'.join(scripts.values())
+    assert '#SBATCH --core-spec=2' in texts
+    assert '--cpu-bind=cores' in texts and '#SBATCH --cpus-per-task=2' in \
+        texts
+    assert '--cpu-freq=1200000' in texts and '--cpu-freq=2500000' in texts
+    assert '#SBATCH -C bigmem' in texts and '#SBATCH -p cpu' in texts
+    assert 'RatioCheck %ratio=big_over_cpu_direct' in run.stdout
