@@ -50,7 +50,7 @@ if [ -n "${IOGAP_SPACK_ROOT:-}" ] || command -v spack >/dev/null; then
 fi
 # clingo: the concretizer Spack runs in this Python
 .venv/bin/python -m pip install -q --disable-pip-version-check \
-    -e ".[test${spack_wanted:+,spack}]" 2>&1 | grep -v '^WARNING: Location' >&2 || true
+    -e ".[test,report${spack_wanted:+,spack}]" 2>&1 | grep -v '^WARNING: Location' >&2 || true
 .venv/bin/python -c 'import iogap, reframe' || {
     echo "setup: installing the Python packages failed" >&2; exit 1; }
 export PATH="$PWD/.venv/bin:$PATH"

@@ -1,4 +1,7 @@
-'''The Cori profile, proven by the job scripts a dry run generates.'''
+'''The Cori profile, proven by the job scripts a dry run generates: Slurm
+directives, the variants' options, the study's fixed clocks, flat-mode
+nodes for the memory variants, striping on the core-spec case, and the
+Spack build as a job on each partition.'''
 
 import glob
 import os
@@ -8,15 +11,19 @@ import pytest
 
 from conftest import run_reframe
 
+pytestmark = pytest.mark.reframe
+
 
 @pytest.fixture(scope='module')
 def scripts(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp('cori')
-    run = run_reframe(tmp_path, '--system', 'cori', '-n', '^DD', '--dry-run')
+    run = run_reframe(tmp_path, '--system', 'cori', '-n',
+                      '^DD|IORCollective.*%api=HDF5.*%io=collective|'
+                      'IORFrequencySweep', '--dry-run')
     assert run.returncode == 0, run.stdout
-    scripts = run.job_scripts()
-    assert scripts, run.stdout
-    return scripts
+    found = run.job_scripts()
+    assert found, run.stdout
+    return found
 
 
 def pick(scripts, name, part, **params):
@@ -38,24 +45,22 @@ def test_slurm_directives(scripts, part):
     assert f'#SBATCH -C {part}' in text
     assert '#SBATCH --ntasks=1' in text and '#SBATCH --exclusive' in text
     assert re.search(r'^#SBATCH --qos=\S+', text, re.M)
-    assert re.search(r'^srun sh -c .*iogap-rank: rank=', text, re.M)
 
 
-@pytest.mark.parametrize('mode,write,read', [
-    ('buffered', r'count=10000$', r'bs=1M$'),
-    ('dsync', r'count=10000 oflag=dsync$', r'bs=1M$'),
-    ('direct', r'count=10000 oflag=direct$', r'bs=1M iflag=direct$'),
+@pytest.mark.parametrize('mode,flags', [
+    ('buffered', '--evict drop_caches$|--evict fadvise$'),
+    ('dsync', '--write-flags oflag=dsync$'),
+    ('direct', '--write-flags oflag=direct --read-flags iflag=direct '
+     '--odirect-probe$'),
 ])
-def test_dd_command_line_per_mode(scripts, mode, write, read):
+def test_the_main_step_is_the_dd_stream_of_the_study(scripts, mode, flags):
     [text] = pick(scripts, 'DDSingleStream', 'knl', **base(mode=mode))
-    lines = text.splitlines()
-    writes = [l for l in lines if 'dd if=/dev/zero' in l]
-    reads = [l for l in lines if 'of=/dev/null' in l]
-    assert len(writes) == 1 and re.search(write, writes[0])
-    assert writes[0].strip().startswith('srun ')
-    assert '/knl/view/bin/dd' in writes[0]      # the partition's Spack view
-    assert len(reads) == 1 and re.search(read, reads[0])
-    assert ('iogap_evict "rep$rep"' in text) == (mode != 'direct')
+    [main] = [l for l in text.splitlines() if 'dd-stream.sh' in l]
+    assert main.startswith('srun ./dd-stream.sh --dd ')
+    assert '/iogap-spack/knl/view/bin/dd' in main or \
+        re.search(r'--dd \S+/dd ', main)
+    assert '--bs 1M --count 10000 --reps 3' in main
+    assert re.search(flags, main), main
 
 
 def test_core_spec_variant(scripts):
@@ -63,6 +68,7 @@ def test_core_spec_variant(scripts):
                 **base(mode='buffered', core_spec=4))
     [off] = pick(scripts, 'DDSingleStream', 'haswell', **base(mode='buffered'))
     assert '#SBATCH --core-spec=4' in on and '--core-spec' not in off
+    assert 'iogap-job: cpus=' in on       # checked from inside the job
 
 
 @pytest.mark.parametrize('part,cpus', [('haswell', 2), ('knl', 4)])
@@ -70,51 +76,67 @@ def test_cpu_bind_variant(scripts, part, cpus):
     [text] = pick(scripts, 'DDSingleStream', part,
                   **base(mode='buffered', cpu_bind='cores'))
     assert f'#SBATCH --cpus-per-task={cpus}' in text
-    steps = [l for l in text.splitlines() if 'srun' in l]
-    assert len(steps) == 3 and all(
-        f'srun --cpus-per-task={cpus} --cpu-bind=cores' in s for s in steps)
+    assert re.search(rf'^srun --cpus-per-task={cpus} --cpu-bind=cores '
+                     r'\./dd-stream\.sh', text, re.M)
 
 
-def test_numactl_only_on_knl(scripts):
+def test_memory_variants_run_on_flat_mode_nodes(scripts):
     [mcdram] = pick(scripts, 'DDSingleStream', 'knl',
                     **base(mode='dsync', memory='mcdram'))
     [dram] = pick(scripts, 'DDSingleStream', 'knl',
                   **base(mode='dsync', memory='dram'))
-    assert 'numactl -m 1 ' in mcdram and 'numactl -m 0 ' in dram
+    [cache] = pick(scripts, 'DDSingleStream', 'knl', **base(mode='dsync'))
+    assert 'srun numactl -m 1 ./dd-stream.sh' in mcdram
+    assert 'srun numactl -m 0 ./dd-stream.sh' in dram
+    for text in (mcdram, dram):
+        # ReFrame ANDs the partition's constraint with the variant's
+        assert '#SBATCH --constraint=(knl)&(knl,quad,flat)' in text
+    assert '#SBATCH -C knl' in cache and 'flat' not in cache
     assert not any('numactl' in t for (n, p, part), t in scripts.items()
                    if part == 'haswell')
 
 
-@pytest.mark.parametrize('part,freqs', [
-    ('knl', '1000000 1100000 1200000 1300000 1400000'),
-    ('haswell', '1200000 1400000 1600000 1800000 2000000 2300000'),
+@pytest.mark.parametrize('part,clocks', [
+    ('knl', [1000000, 1100000, 1200000, 1300000, 1400000]),
+    ('haswell', [1200000, 1300000, 1400000, 1600000, 1800000, 2000000,
+                 2300000]),
 ])
-def test_frequency_sweep(scripts, part, freqs):
-    [text] = pick(scripts, 'DDFrequencySweep', part, mode='buffered')
-    assert f'for freq in {freqs}; do' in text
-    assert re.search(r'srun --cpu-freq=\$freq \S+/dd if=/dev/zero', text)
+def test_each_clock_of_the_sweep_is_pinned_by_its_job(scripts, part, clocks):
+    for clock in clocks:
+        [text] = pick(scripts, 'DDFrequencySweep', part, mode='dsync',
+                      memory='dram' if part == 'knl' else 'default',
+                      cpu_freq=clock)
+        assert re.search(rf'^srun --cpu-freq={clock} (numactl -m 0 )?'
+                         rf'\./dd-stream\.sh .*--reads 0', text, re.M)
+    [hdf5] = pick(scripts, 'IORFrequencySweep', part, cpu_freq=clocks[-1])
+    assert re.search(rf'^srun --cpu-freq={clocks[-1]} \S+/ior -a HDF5 ',
+                     hdf5, re.M)
+
+
+def test_core_spec_hdf5_case_writes_a_striped_shared_file(scripts):
+    for core_spec in (0, 4):
+        [text] = pick(scripts, 'IORCollective', 'knl', api='HDF5',
+                      io='collective', striping='tuned', core_spec=core_spec,
+                      cpu_bind='default')
+        assert 'lfs setstripe -c 72 -S 1m "$IOGAP_DIR"' in text
+        assert '#SBATCH --ntasks=1024' in text
+        assert '#SBATCH --ntasks-per-node=32' in text
+        assert ('#SBATCH --core-spec=4' in text) == (core_spec == 4)
 
 
 @pytest.mark.parametrize('part,target', [('haswell', 'haswell'),
                                          ('knl', 'mic_knl')])
-def test_spack_fixture_build_job(tmp_path, part, target):
-    '''The tool stack is built by a job on the partition itself, once, and
-    the checks call the binaries of its view.'''
+def test_the_tool_stack_is_built_by_a_job_on_the_partition(tmp_path, part,
+                                                           target):
     run = run_reframe(tmp_path, '--system', f'cori:{part}', '-n',
                       'DDSingleStream.*mode=direct', '--dry-run')
     assert run.returncode == 0, run.stdout
     [build] = glob.glob(os.path.join(run.out, 'stage', 'cori', part, 'spack',
                                      'ToolStack_*', 'rfm_build.sh'))
     text = open(build).read()
-    env = f'/iogap-spack/{part}'
     assert f'#SBATCH -C {part}' in text
-    assert f'export IOGAP_SPACK_TARGET={target}' in text
-    assert re.search(r'export IOGAP_SPACK_OVERLAY=\S+/systems/spack/cori.yaml',
-                     text)
-    assert re.search(rf'export SPACK_USER_CONFIG_PATH=\S+{env}/', text)
-    assert re.search(rf'^spack -e \S+{env} concretize -f$', text, re.M)
-    assert re.search(rf'^spack -e \S+{env} install', text, re.M)
-    assert re.search(rf'^cp \S+{env}/spack.lock spack.lock$', text, re.M)
-    assert text.count('ToolStack') == 1
-    for script in run.job_scripts().values():
-        assert f'{env}/view/bin/dd ' in script
+    assert re.search(rf'-m iogap.tools.spack build --system cori '
+                     rf'--partition {part}$', text, re.M)
+    assert re.search(rf'^cp \S+/iogap-spack/{part}/spack.lock \.$', text,
+                     re.M)
+    assert '/share/spack/setup-env.sh' in text

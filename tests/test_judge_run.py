@@ -84,7 +84,7 @@ def test_rebaselined_references_pass_next_time_and_a_moved_one_fails(
     env = refdir(tmp_path, ratios=[RATIO])
     selection = ['-n', 'DDSingleStream.*%cpu_bind=default.*%mode=(dsync|'
                  'direct)|Check', *DD]
-    first = run_reframe(tmp_path / 'a', *selection, '--repeat', '3', '-r',
+    first = run_reframe(tmp_path / 'a', *selection, '--repeat', '5', '-r',
                         env=env)
     [report] = [os.path.join(first.out, 'reports', f)
                 for f in os.listdir(os.path.join(first.out, 'reports'))]
@@ -96,20 +96,30 @@ def test_rebaselined_references_pass_next_time_and_a_moved_one_fails(
     data = yaml.safe_load(open(env['IOGAP_REFERENCE_DIR'] +
                                '/anyhost.yaml'))
     assert 'kept hand-set dsync_over_direct_write_bw' in proc.stdout
-    judged = {e['var'] for e in data['absolute']}
-    assert {'write_bw', 'read_once_bw', 'read_3x_bw'} <= judged
-    for entry in data['absolute']:
-        assert entry['noise']['runs'] == 3
+    # Every judged figure is asserted or named too noisy, never both
+    judged = {(e['params']['mode'], e['var'])
+              for e in data.get('absolute', [])}
+    noisy = {(e['params']['mode'], e['var'])
+             for e in data.get('unjudged', [])}
+    assert len(judged | noisy) == 6 and not judged & noisy
+    for entry in data.get('unjudged', []):
+        assert entry['reason'].startswith('too noisy to judge: spread ')
+    if not judged:
+        pytest.skip('this machine is too noisy now: every figure was named '
+                    'too noisy to judge (the model at work, nothing to '
+                    'check next)')
+    for entry in data.get('absolute', []):
+        assert entry['noise']['runs'] == 5
         assert -0.5 <= entry['ref'][1] < 0 and entry['ref'][2] is None
     assert patch.read_text().startswith('--- a/')
 
     second = run_reframe(tmp_path / 'b', *selection, '-r', env=env)
     absolute = cases(second, 'AbsoluteCheck')
-    assert len(absolute) == 2, second.stdout
+    assert len(absolute) == len({m for m, _ in judged}), second.stdout
     assert all(tc['result'] == 'pass' for tc in absolute), \
         [tc['fail_reason'] for tc in absolute]
 
-    moved = next(e for e in data['absolute'] if e['var'] == 'write_bw')
+    moved = data['absolute'][0]
     moved['ref'][0] *= 10
     (tmp_path / 'reference' / 'anyhost.yaml').write_text(
         yaml.safe_dump(data, sort_keys=False))
@@ -117,4 +127,4 @@ def test_rebaselined_references_pass_next_time_and_a_moved_one_fails(
     assert third.returncode != 0
     failed = [tc for tc in cases(third, 'AbsoluteCheck')
               if tc['result'] == 'fail']
-    assert len(failed) == 1 and 'write_bw' in failed[0]['fail_reason']
+    assert len(failed) == 1 and moved['var'] in failed[0]['fail_reason']

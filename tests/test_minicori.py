@@ -142,9 +142,17 @@ def minicori(tmp_path, cluster, *args, timeout=900):
     return run, time.monotonic() - t0
 
 
-def job_output(tc):
-    with open(os.path.join(tc['outputdir'], 'rfm_job.out')) as fp:
-        return fp.read()
+def job_file(tc, name='rfm_job.out'):
+    '''A file of a case's job (its script, its stdout): in the output
+    directory, or still in the stage directory when a judgement of the
+    case failed (ReFrame then keeps the stage).'''
+    for where in (tc['outputdir'], tc['stagedir']):
+        path = os.path.join(where, name)
+        if os.path.exists(path):
+            with open(path) as fp:
+                return fp.read()
+
+    raise AssertionError(f'{tc["display_name"]}: no {name} kept')
 
 
 def test_local_slurm_is_up_in_seconds(cluster):
@@ -182,8 +190,9 @@ def test_dd_and_ratios_pass_as_slurm_jobs(dd_run):
     assert all(re.fullmatch(r'\d+', str(i)) for i in ids), ids
     assert len(set(ids)) == len(ids)
     for tc in dd:
-        assert '#SBATCH -p ' + tc['partition'] in open(
-            os.path.join(tc['stagedir'], 'rfm_job.sh')).read()
+        script = job_file(tc, 'rfm_job.sh')
+        assert f'#SBATCH -p {tc["partition"]}\n' in script
+        assert '#SBATCH --time=0:5:0\n' in script
 
     [cross] = [tc for tc in ratios if 'knl_over_haswell_direct_write_bw'
                in tc['display_name']]
@@ -198,7 +207,7 @@ def test_binding_and_core_spec_hold_inside_the_job(dd_run):
     ncpus = os.cpu_count()
     seen = set()
     for tc in cases(run, 'DDSingleStream') + cases(run, 'OSULatency'):
-        text = job_output(tc)
+        text = job_file(tc)
         job = placement.job_cpus(text)
         ranks = placement.parse(text)
         assert job and ranks, text

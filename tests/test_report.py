@@ -101,8 +101,8 @@ def test_generic_ior_panels_follow_the_declared_constraints(render):
         'MPIIO buffered', 'MPIIO fsync']
     write = panel(posix, 'POSIX buffered: write')
     assert write['series'] == [
-        'default, fpp, bind=default', 'default, ssf, bind=default',
-        'default, fpp, bind=cores', 'default, ssf, bind=cores']
+        'default, fpp, bind=default', 'default, fpp, bind=cores',
+        'default, ssf, bind=default', 'default, ssf, bind=cores']
     assert panel(posix, 'POSIX direct: write')['xlabel'] == \
         'processes per node'
     assert write['ylabel'] == 'bandwidth (MiB/s)'
@@ -277,7 +277,9 @@ def test_study_example_says_it_is_not_a_run(render):
         [0.23, 0.63, 1.97, 4.92]
     found = figures(manifest)
     assert "study's value (CUG'17)" in found['dd.png']['panels'][0]['series']
-    assert found['osu_pt2pt.png']['panels'][0]['series'] == ['haswell', 'knl']
+    assert set(found['osu_pt2pt.png']['panels'][0]['series']) == {
+        'haswell', 'knl', 'reference band (AbsoluteCheck)',
+        'reference bound'}
     assert {'judge_absolutecheck.png', 'judge_ratiocheck.png'} <= set(found)
 
 
@@ -309,6 +311,14 @@ def test_bad_database_is_one_line(tmp_path, capsys, content):
     assert main(['--db', str(path), '-o', str(tmp_path / 'out')]) == 2
     err = capsys.readouterr().err
     assert err.count('\n') == 1 and 'not a ReFrame results database' in err
+
+
+def test_no_input_is_a_usage_error(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(['-o', str(tmp_path)])
+    assert exit_.value.code == 2
+    assert 'give a run report, --db PATH or --study-example' in \
+        capsys.readouterr().err
 
 
 def test_cli_exit_code_and_no_traceback(tmp_path):

@@ -1,9 +1,12 @@
 '''Re-baselining: references for every figure a system measures, from runs
 that show real spread (``--repeat N``, several nights, or both).
 
-The noise model: a figure's spread is its robust coefficient of variation
-over the runs (1.4826 MAD / median), or the spread its job measured within
-itself (dd's CV over repetitions) when that is larger. A reference accepts
+The noise model: a figure's spread is its coefficient of variation over
+the runs (robust, 1.4826 MAD / median, from 8 runs on), or the spread its
+job measured within itself (dd's CV over repetitions) when that is larger,
+raised to what few runs allow it to be (the upper 80 % bound of a standard
+deviation estimated from n runs: x2.1 for 3 runs, x1.3 for 10). A
+reference accepts
 ``K_SIGMA`` times that spread on the side that is a regression (bandwidths
 and rates may not drop, latencies and times may not rise; ratios and fits
 keep the side their entry judges), so a clean night fails about one time
@@ -35,14 +38,26 @@ MAX_TOLERANCE = 0.5
 MIN_RUNS = 3
 
 
-def robust_cv(values):
-    '''Relative spread of ``values``: 1.4826 MAD / median.'''
+#: sqrt((n-1) / chi2_0.2(n-1)): the factor from an estimated standard
+#: deviation to its upper 80 % bound, for n = 2..10 runs
+_FEW_RUNS = {2: 3.85, 3: 2.12, 4: 1.74, 5: 1.56, 6: 1.46, 7: 1.39, 8: 1.34,
+             9: 1.31, 10: 1.29}
+
+
+def spread(values):
+    '''Relative spread of ``values`` (robust from 8 on), raised to its
+    upper 80 % bound for the number of runs.'''
     median = statistics.median(values)
     if median == 0:
         return float('inf')
 
-    mad = statistics.median(abs(v - median) for v in values)
-    return 1.4826 * mad / abs(median)
+    if len(values) >= 8:
+        cv = 1.4826 * statistics.median(abs(v - median) for v in values) / \
+            abs(median)
+    else:
+        cv = statistics.stdev(values) / abs(statistics.fmean(values))
+
+    return cv * _FEW_RUNS.get(len(values), 1.2)
 
 
 def band(cv):
@@ -109,7 +124,7 @@ def rebaseline(data, reports, stamp, force=False):
 
         spreads = [max(cvs, default=0.0)]
         if len(values) >= MIN_RUNS:
-            spreads.append(robust_cv(values))
+            spreads.append(spread(values))
         cv = max(spreads)
         tol, detects = band(cv)
         fig = registry.get(family).figures.find(var)
@@ -152,7 +167,7 @@ def rebaseline(data, reports, stamp, force=False):
                              f'replaces it)')
                 continue
 
-            cv = robust_cv(values)
+            cv = spread(values)
             tol, detects = band(cv)
             lower, upper = entry['ref'][1:]
             entry['ref'] = [_round(statistics.median(values)),

@@ -150,7 +150,11 @@ def read_db(path):
                          f'{version and version[0]}, expected {DB_SCHEMA}')
     reports = []
     for (blob,) in blobs:
-        report = json.loads(blob)
+        try:
+            report = json.loads(blob)
+        except (TypeError, json.JSONDecodeError):
+            raise InputError(f'{path}: a session is not a JSON run '
+                             f'report') from None
         check_report(report, path)
         reports.append(report)
 
@@ -174,8 +178,9 @@ def rows_of(report, session):
             params = {k: _typed(tc.get(k), v) for k, v in _PARAM.findall(name)
                       if not k.startswith('.')}
             for key, pv in (tc.get('perfvalues') or {}).items():
-                if not isinstance(pv, list) or len(pv) < 5 or pv[0] is None:
-                    continue
+                if not isinstance(pv, list) or len(pv) < 5 or \
+                        not _numbers(pv[:2]):
+                    continue    # a figure that failed to evaluate
                 system, part, figure = (key.split(':', 2) + ['', ''])[:3]
                 rows.append(Row(
                     session, tc.get('system') or system,
@@ -185,6 +190,11 @@ def rows_of(report, session):
                     pv[5] if len(pv) > 5 else None, tc.get('method') or ''))
 
     return rows
+
+
+def _numbers(values):
+    return all(isinstance(v, (int, float)) or v is None for v in values) \
+        and values[0] is not None
 
 
 def _typed(value, shown):

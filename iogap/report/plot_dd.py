@@ -9,20 +9,22 @@ FAMILY = 'DDSingleStream'
 MODES = ('buffered', 'dsync', 'direct')
 PATTERNS = (('write', 'write'), ('read_once', 'read once'),
             ('read_3x', 'read 3 times'))
-HATCHES = ('', '//', '..', 'xx', '\\\\')
 
 
-def bands_of(rows, family):
-    '''``{(where, params, figure): judgement row}`` of AbsoluteChecks.'''
+def bands_of(rows):
+    '''``{(family, where, params, figure): AbsoluteCheck row}``.'''
     bands = {}
     for row in rows:
         if row.family == 'AbsoluteCheck':
-            fam, part, params = row.target()
-            if fam == family:
-                key = (f'{row.system}:{part}', tuple(sorted(params.items())),
-                       row.figure)
-                bands[key] = row
+            family, part, params = row.target()
+            bands[(family, f'{row.system}:{part}',
+                   tuple(sorted(params.items())), row.figure)] = row
     return bands
+
+
+def band_of(bands, row, figure):
+    '''The AbsoluteCheck that judged ``figure`` of ``row``'s case.'''
+    return bands.get((row.family, row.where, case_key(row), figure))
 
 
 def case_key(row):
@@ -37,11 +39,26 @@ def study_value(study, row, figure):
     return None
 
 
-def draw_band(ax, x, width, band, ylim):
-    low, high = band.band()
-    ax.bar(x, (high or ylim[1]) - (low or ylim[0]), width * 1.15,
-           bottom=low or ylim[0], color=style.BAND, alpha=0.3, zorder=0,
-           label='reference band (AbsoluteCheck)')
+def draw_bands(later):
+    '''Each ``(ax, x, width, band)`` as a grey box behind its bar, from its
+    lower to its upper bound; the axis grows to hold the bounds, and an
+    open side runs to its edge. The axes share their y limits.'''
+    if not later:
+        return
+    bottom, top = later[0][0].get_ylim()
+    for *_, band in later:
+        top = max([top] + [b * 1.05 for b in band.band()[1:] if b])
+    for ax, x, width, band in later:
+        low, high = band.band()
+        ax.bar(x, (top if high is None else high) - max(low or 0, bottom),
+               width, bottom=max(low or 0, bottom), color=style.BAND,
+               alpha=0.3, zorder=0, label='reference band (AbsoluteCheck)')
+        # The bounds drawn over the bar too: a floor hides behind it
+        bounds = [b for b in (low, high) if b is not None]
+        ax.hlines(bounds, x - width / 2, x + width / 2, colors='black',
+                  linestyles='--', linewidth=1, zorder=4,
+                  label='reference bound')
+    later[0][0].set_ylim(bottom, top)
 
 
 def cases(rows):
@@ -80,29 +97,28 @@ def draw(ctx):
     plt = style.pyplot()
     keys = style.varying(dd, skip=('mode',))
     slots = style.slots(dd, keys)
-    bands = bands_of(rows, FAMILY)
+    bands = bands_of(rows)
     patterns = [p for p in PATTERNS
                 if any(r.figure == f'{p[0]}_bw' for r in dd)]
     fig, axes = plt.subplots(1, len(patterns), sharey=True, squeeze=False,
                              figsize=(4 + 2.6 * len(patterns), 4.6),
                              layout='constrained')
     modes = style.ordered((r.params.get('mode') for r in dd), MODES)
-    width, later, values = 0.8 / len(slots), [], []
+    later, values = [], []
     for ax, (pattern, title) in zip(axes[0], patterns):
         figure = f'{pattern}_bw'
         for (where, label, slot), figures in in_slots(dd, keys, slots):
             if figure not in figures:
                 continue
             first = figures[figure][0]
-            same = [s for s in slots if s[0] == where].index((where, label))
-            x = modes.index(first.params.get('mode')) - 0.4 + \
-                width * (slot + .5)
+            x, width = style.bar_x(modes.index(first.params.get('mode')),
+                                   slot, len(slots))
             value, unit = median(figures[figure]), first.unit
             err = spread(figures, figure, value)
-            band = bands.get((where, case_key(first), figure))
+            band = band_of(bands, first, figure)
             failed = band is not None and band.verdict == 'fail'
             ax.bar(x, value, width, yerr=err, capsize=2,
-                   color=look.color(where), hatch=HATCHES[same % 5],
+                   color=look.color(where), hatch=style.hatch(slots, slot),
                    edgecolor=style.FAIL if failed else 'white',
                    linewidth=2 if failed else 0.5,
                    label=look.part(where) + (f' ({label})' if label else ''))
@@ -116,20 +132,19 @@ def draw(ctx):
                         label="study's value (CUG'17)", zorder=5)
                 values.append(ref)
         ax.set_xticks(range(len(modes)), modes)
+        ax.set_xlim(-0.6, len(modes) - 0.4)
         ax.set_title(title)
         ax.set_xlabel('I/O mode')
         ax.grid(axis='x', visible=False)
     axes[0][0].set_ylabel(f'bandwidth ({unit})')
     style.log_if_wide(axes[0][0], values)
-    for ax, x, w, band in later:
-        draw_band(ax, x, w, band, ax.get_ylim())
-    for ax in axes[0]:
-        ax.set_ylim(*axes[0][0].get_ylim())
+    draw_bands(later)
     style.legend(fig, axes[0], title='partition (variant)')
     entry = style.save(fig, ctx.outdir, 'dd', 'dd',
                        'dd single stream: bandwidth per I/O mode',
                        'Median of the repetitions; error bars span min to '
-                       'max.')
+                       'max; grey: the band of the AbsoluteCheck that judged '
+                       'the bar (a one-sided band runs to the edge).')
     return {'figures': [entry], 'notes': notes(dd, study)}
 
 

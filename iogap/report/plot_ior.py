@@ -81,7 +81,7 @@ def collective(ctx, rows):
                              squeeze=False, layout='constrained',
                              figsize=(4 + 3.2 * len(apis),
                                       0.8 + 2.8 * len(phases)))
-    width = 0.8 / len(slots)
+    bands, later = plot_dd.bands_of(ctx.rows), []
     for r_i, phase in enumerate(phases):
         for ax, api in zip(axes[r_i], apis):
             for (where, label, slot), figures in plot_dd.in_slots(
@@ -90,17 +90,22 @@ def collective(ctx, rows):
                 if first.params.get('api') != api or \
                         f'{phase}_bw' not in figures:
                     continue
-                x = ios.index(str(first.params['io'])) - 0.4 + \
-                    width * (slot + 0.5)
+                x, width = style.bar_x(ios.index(str(first.params['io'])),
+                                       slot, len(slots))
                 ax.bar(x, median(figures[f'{phase}_bw']), width,
                        color=ctx.look.color(where),
-                       hatch=plot_dd.HATCHES[slot % 5], edgecolor='white',
+                       hatch=style.hatch(slots, slot), edgecolor='white',
                        label=', '.join(filter(None, [ctx.look.part(where),
                                                      label])))
+                band = plot_dd.band_of(bands, first, f'{phase}_bw')
+                if band:
+                    later.append((ax, x, width, band))
             ax.set_xticks(range(len(ios)), ios)
+            ax.set_xlim(-0.6, len(ios) - 0.4)
             ax.set_title(f'{api}: {phase.replace("_", " ")}')
             ax.grid(axis='x', visible=False)
         axes[r_i][0].set_ylabel(f'bandwidth ({rows[0].unit})')
+    plot_dd.draw_bands(later)
     for ax in axes[-1]:
         ax.set_xlabel('collective I/O (cb<size>: ROMIO cb_buffer_size)')
     style.legend(fig, axes.flat, title='partition, variant')

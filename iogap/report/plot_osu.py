@@ -16,18 +16,30 @@ COLLECTIVES = {'OSUAlltoall': 'all-to-all', 'OSUAllreduce': 'allreduce'}
 def grouped_bars(ax, ctx, rows, figure, group_of, groups, keys):
     '''Bars of ``figure``, grouped on x by ``group_of(row)``, one slot per
     partition and variant.'''
-    slots = style.slots(rows, keys)
-    width = 0.8 / max(len(slots), 1)
+    slots, later = style.slots(rows, keys), []
+    bands = plot_dd.bands_of(ctx.rows)
+    few = len(slots) * len(groups) <= 12
     for (where, label, slot), figures in plot_dd.in_slots(rows, keys, slots):
         if figure not in figures:
             continue
         first = figures[figure][0]
-        x = groups.index(group_of(first)) - 0.4 + width * (slot + 0.5)
-        ax.bar(x, median(figures[figure]), width,
-               color=ctx.look.color(where), edgecolor='white',
-               hatch=plot_dd.HATCHES[slot % 5], label=', '.join(
-                   filter(None, [ctx.look.part(where), label])))
+        x, width = style.bar_x(groups.index(group_of(first)), slot,
+                               len(slots))
+        value = median(figures[figure])
+        ax.bar(x, value, width, color=ctx.look.color(where),
+               edgecolor='white', hatch=style.hatch(slots, slot),
+               label=', '.join(filter(None, [ctx.look.part(where), label])))
+        band = plot_dd.band_of(bands, first, figure)
+        if band:
+            later.append((ax, x, width, band))
+        if few:     # above the bar, or above a ceiling that is higher
+            top = max(value, (band and band.band()[1]) or value)
+            ax.annotate(style.number(value), (x, top), xytext=(0, 2),
+                        textcoords='offset points', ha='center',
+                        va='bottom', fontsize=7)
+    plot_dd.draw_bands(later)
     ax.set_xticks(range(len(groups)), [g.replace('_', ' ') for g in groups])
+    ax.set_xlim(-0.6, len(groups) - 0.4)
     ax.grid(axis='x', visible=False)
 
 

@@ -25,6 +25,7 @@ BARE = ('api', 'mode', 'layout', 'placement', 'io', 'directory')
 #: Spread and bookkeeping figures that are never plotted on their own
 AUXILIARY = ('_min', '_max', '_cv', '_iops', '_time', '_size')
 
+HATCHES = ('', '//', '..', 'xx', '\\\\')
 PASS, FAIL, STUDY, BAND = '#2e7d32', '#c62828', 'black', '#9e9e9e'
 
 
@@ -130,6 +131,19 @@ def slots(rows, keys):
     return sorted(found, key=lambda s: s[0])
 
 
+def hatch(slots, slot):
+    '''The hatch of a bar: a partition's color, its variant's pattern.'''
+    same = [s for s in slots if s[0] == slots[slot][0]]
+    return HATCHES[same.index(slots[slot]) % len(HATCHES)]
+
+
+def bar_x(group, slot, count):
+    '''``(x, width)`` of bar ``slot`` of ``count`` in a group centred on
+    ``group``; a lone bar stays slim.'''
+    width = min(0.8 / count, 0.3)
+    return group + width * (slot - (count - 1) / 2), width
+
+
 def auxiliary(figure):
     return figure.endswith(AUXILIARY) or '_pass' in figure
 
@@ -162,7 +176,8 @@ def legend(fig, axes, title=None, ncol=4):
     if seen:
         fig.legend(list(seen.values()), list(seen),
                    loc='outside lower center', frameon=False,
-                   title=title, title_fontsize=8, ncol=min(len(seen), ncol))
+                   title=title, title_fontsize=8, ncol=min(
+                       len(seen), ncol, max(1, int(fig.get_figwidth() / 2.6))))
 
 
 def _color(handle):
