@@ -62,8 +62,9 @@ partition = {
         'osu_iterations': 100,
         'osu_warmup': 10,
         # IOR/mdtest: quick here, yet every direct/fsync byte reaches the
-        # disk (4 KiB-aligned transfers)
-        'ior_block_size': '16m',
+        # disk (4 KiB-aligned transfers) and each phase lasts long enough
+        # to be timed (tens of ms)
+        'ior_block_size': '64m',
         'ior_max_ppn': 4,
         'ior_cb_buffer_sizes': ['4m'],
         'mdtest_files_per_proc': 200,

@@ -1,11 +1,12 @@
 '''Reference store: ``reference/<system>.yaml``, checked before any job.
 
-Four lists. ``absolute``: one figure of the test cases a partition runs
+Four lists and a count. ``absolute``: one figure of the test cases a partition runs
 (``params`` select them; parameters left out match any value, the most
 specific entry wins). ``ratios``: one figure divided by another
 (parameters left out take their default). ``fits``: a statistic (r2,
 slope, intercept) of a figure against a swept parameter. ``unjudged``:
-figures re-baselining found too noisy to judge, kept on record. Every
+figures re-baselining found too noisy to judge, kept on record.
+``expected_skips``: how many cases a full night skips here. Every
 judged entry carries ``ref: [value, lower, upper]`` (relative bounds as in
 ReFrame, ``null`` for one-sided), its ``unit`` and its ``provenance``.
 
@@ -70,6 +71,9 @@ SCHEMA = {
         'unjudged': {'type': ['array', 'null'], 'items': _entry(
             ['test', 'partition', 'var', 'reason'], reason={'type': 'string'},
             **_CASE)},
+        # What a whole night skips on this system (the nightly pipeline
+        # fails when more cases skip, or any because a tool vanished)
+        'expected_skips': {'type': 'integer', 'minimum': 0},
     },
 }
 

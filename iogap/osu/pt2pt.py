@@ -13,6 +13,9 @@ from iogap.core.figures import LOWER, Figure, Figures
 from iogap.osu.base import OSUBase
 
 SIZE = int
+#: The study's "0-byte latency": the least latency of the sizes up to 8 B
+#: (OSU 7.x starts at 1 B, and its first size carries the warm-up)
+SMALL = 8
 LATENCY_SMALLEST = Figure('latency_smallest', 'us', better=LOWER)
 SMALLEST_SIZE = Figure('smallest_size', 'B', better=None)
 LATENCY_AT = Figure('latency_{size}B', 'us', better=LOWER, size=SIZE)
@@ -83,7 +86,8 @@ class OSULatency(OSUPointToPoint):
 
     def figures_of(self, table):
         latency = table.values('Latency')
-        smallest = table.sizes()[0]     # 0 B on OSU 5.x, 1 B on 7.x
+        smallest = min((s for s in latency if s <= SMALL),
+                       key=lambda s: (latency[s], s))
         figures = {LATENCY_SMALLEST.name(): latency[smallest],
                    SMALLEST_SIZE.name(): smallest}
         figures.update({LATENCY_AT.name(size=s): at(latency, s)
