@@ -40,6 +40,12 @@ def start(argv, system, output):
               f'{system["name"]} are measured but not judged',
               file=sys.stderr)
 
+    absent = references.current() and references.current().absent_count()
+    if absent:
+        print(f'iogap: {absent} reference(s) judge cases that need a feature '
+              f'this host lacks (see the profile\'s detectable_features): '
+              f'not judged here', file=sys.stderr)
+
     if not runs(argv):
         return
 

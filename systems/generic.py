@@ -10,6 +10,7 @@ file-system type here and probed for real by every direct-mode job.
 import os
 
 from iogap.profile import hostinfo
+from iogap.tools import spack
 
 HOSTNAMES = [r'.*']
 
@@ -23,6 +24,10 @@ _features += ['hdf5'] if _mpi and hostinfo.has_parallel_hdf5() else []
 _features += ['odirect'] if _odirect else []
 _features += ['dropcaches'] if hostinfo.can_drop_caches() else []
 _features += ['multisocket'] if _proc['num_sockets'] > 1 else []
+# Darshan variants only where darshan-runtime is there to preload
+_view = spack.local_view('generic')
+_features += ['darshan'] if _view and os.path.exists(
+    os.path.join(_view, 'lib', 'libdarshan.so')) else []
 
 _env_vars = []
 if _mpi == 'openmpi':
@@ -46,6 +51,8 @@ partition = {
     'extras': {
         'scratch_root': _root,
         'odirect_reason': _odirect_reason,
+        'detectable_features': ['mpi', 'cpubind', 'hdf5', 'odirect',
+                                'dropcaches', 'multisocket', 'darshan'],
         # setup.sh builds spack.yaml with systems/spack/generic.yaml
         'spack_overlay': 'generic',
         'cpu_bind_options': ['--bind-to', 'core'],

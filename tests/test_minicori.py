@@ -26,9 +26,18 @@ LOCAL_SLURM = os.path.join(ROOT, 'ci', 'local-slurm')
 SLURM_DIR = os.environ.get('IOGAP_SLURM_DIR', '/var/tmp/iogap-slurm')
 DAEMONS = ('munged', 'slurmctld', 'slurmd')
 
-#: The default dd case (buffered, no variant): one job per partition
-ONE_DD = '^DDSingleStream%core_spec=0%cpu_bind=default%memory=default' \
-         '%mode=buffered$'
+
+
+def variant(name, **params):
+    '''A -n pattern selecting the cases of check ``name`` with ``params``
+    (whatever other parameters the family has, in any order).'''
+    return f'^{name}%' + ''.join(f'(?=(.*%)?{k}={v}(%|$))'
+                                 for k, v in params.items())
+
+
+#: The plain dd case (buffered, no variant): one job per partition
+ONE_DD = variant('DDSingleStream', core_spec=0, cpu_bind='default',
+                 memory='default', mode='buffered')
 
 
 def without_slurm_conf():
@@ -168,7 +177,8 @@ def dd_run(cluster, tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp('minicori-dd')
     run, _ = minicori(tmp_path, cluster, '-n', '^DDSingleStream',
                       '-n', '^RatioCheck',
-                      '-n', '^OSULatency%core_spec=0%cpu_bind=cores', '-r')
+                      '-n', variant('OSULatency', core_spec=0,
+                                    cpu_bind='cores'), '-r')
     return tmp_path, run
 
 
@@ -237,9 +247,10 @@ def test_core_spec_that_slurm_does_not_grant_fails(cluster, tmp_path):
             fp.write(text.replace('AllowSpecResourcesUsage=YES',
                                   'AllowSpecResourcesUsage=NO'))
         assert slurm_cmd(cluster, 'scontrol', 'reconfigure').returncode == 0
-        run, _ = minicori(tmp_path, cluster, '--system', 'minicori:knl', '-n',
-                          '^DDSingleStream%core_spec=1%cpu_bind=default%'
-                          'memory=default%mode=buffered$', '-r')
+        run, _ = minicori(tmp_path, cluster, '--system', 'minicori:knl',
+                          '-n', variant('DDSingleStream', core_spec=1,
+                                        cpu_bind='default', memory='default',
+                                        mode='buffered'), '-r')
     finally:
         with open(conf, 'w') as fp:
             fp.write(text)

@@ -14,21 +14,13 @@ iogap_end() {
         'BEGIN {printf "%.6f", b - a}')"
 }
 
-# iogap_run FIELD=VALUE... -- COMMAND...: label, run and time one step.
-# With IOGAP_PRELOAD set (Darshan), the command runs with that library
-# preloaded and one log per step in $IOGAP_LOGDIR.
+# iogap_run FIELD=VALUE... -- COMMAND...: label, run and time one step
 iogap_run() {
-    local labels=() name
+    local labels=()
     while [ "$1" != -- ]; do labels+=("$1"); shift; done
     shift
     iogap_begin "${labels[@]}"
-    if [ -n "${IOGAP_PRELOAD:-}" ]; then
-        name=$(printf '%s' "${labels[*]}" | tr ' =' '_-')
-        env LD_PRELOAD="$IOGAP_PRELOAD" \
-            DARSHAN_LOGFILE="$IOGAP_LOGDIR/$name.darshan" "$@"
-    else
-        "$@"
-    fi
+    "$@"
     iogap_end
 }
 

@@ -19,6 +19,7 @@ from reframe.core.builtins import (parameter, run_after, run_before,
 from reframe.core.exceptions import SanityError, SkipTestError
 
 from iogap.core import placement, registry, stats, steps
+from iogap.core import darshan
 from iogap.core.base import IogapTest
 from iogap.core.figures import Figure, Figures, spread_figures
 from iogap.core.pagecache import PageCacheEviction
@@ -63,12 +64,13 @@ def dd_record(step):
 
 @registry.family
 class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
-                     PageCacheEviction):
+                     PageCacheEviction, darshan.Darshan):
     '''Single-stream bandwidth in buffered, dsync or direct mode; medians
     over repetitions with min, max and CV (%).'''
 
     figures = Figures(BW, *spread_figures('{pattern}_bw', 'MB/s',
-                                          pattern=PATTERNS), PASS_BW)
+                                          pattern=PATTERNS), PASS_BW,
+                      *darshan.FIGURES)
 
     #: I/O path: page cache, O_DSYNC writes, or O_DIRECT
     mode = parameter(list(MODE_FLAGS))
@@ -100,7 +102,8 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
 
         self.file_bytes = block_bytes(self.block_size) * self.count
         self.scratch_bytes = self.file_bytes
-        self.executable = './dd-stream.sh'
+        # numactl, for a memory variant, wraps the whole stream
+        self.executable = ' '.join([*self.memory_wrapper(), './dd-stream.sh'])
         write, read = MODE_FLAGS[self.mode]
         evict = 'none' if self.mode == 'direct' or not self.reads \
             else self.evict
@@ -111,12 +114,11 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
             '--evict', evict, *(['--write-flags', write] if write else []),
             *(['--read-flags', read] if read else []),
             *(['--odirect-probe'] if self.mode == 'direct' else []),
+            *(['--darshan', self.darshan_lib] if self.darshan == 'on'
+              else []),
         ]
         self.env_vars['LC_ALL'] = 'C'     # dd's summary in one format
         self.prerun_cmds += [placement.JOB_CPUS]
-        wrapper = self.memory_wrapper()
-        if wrapper:
-            self.job.launcher.options += wrapper
 
     @run_before('run')
     def copy_driver(self):
@@ -194,5 +196,14 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
 
         for n, values in enumerate(passes if self.reads else [], start=1):
             figures[PASS_BW.name(n=n)] = (statistics.median(values), 'MB/s')
+
+        # What Darshan saw of every dd: the file's bytes, each way
+        expected = {}
+        for rep in range(1, self.repetitions + 1):
+            expected[f'write-{rep}'] = ('POSIX', 0, self.file_bytes, 0)
+            for p in range(1, self.reads + 1):
+                expected[f'read{p}-{rep}'] = ('POSIX', self.file_bytes, 0, 0)
+        for name, value in self.darshan_figures(expected).items():
+            figures[name] = (value, self.figures.find(name).unit)
 
         return self.report(figures)

@@ -23,8 +23,9 @@ class DDFrequencySweep(DDSingleStream, CpuClock):
     figures = Figures(BW, *spread_figures('{pattern}_bw', 'MB/s',
                                           pattern=('write',)))
 
-    # The study swept plain dd: no binding or core-spec variants
+    # The study swept plain dd: no binding, core-spec or Darshan variants
     core_spec = parameter(inherit_params=True, filter_params=lambda p: p[:1])
     cpu_bind = parameter(inherit_params=True, filter_params=lambda p: p[:1])
+    darshan = parameter(inherit_params=True, filter_params=lambda p: p[:1])
 
     reads = 0

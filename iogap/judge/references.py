@@ -169,6 +169,8 @@ class File:
         for key in ('absolute', 'ratios', 'fits', 'unjudged'):
             self.data[key] = self.data.get(key) or LineList()
 
+        #: Entries whose cases need a feature this host lacks
+        self.absent = set()
         self._check()
 
     def fail(self, path, message):
@@ -199,6 +201,8 @@ class File:
                 if kind == 'ratios':
                     for side in ('numerator', 'denominator'):
                         self._case(where + [side], entry[side])
+                        if id(entry[side]) in self.absent:
+                            self.absent.add(id(entry))
                     self._judged(where, entry, 'ratio')
                 else:
                     self._fit(where, entry)
@@ -229,11 +233,17 @@ class File:
                 self.fail(where + ['params', name], f'{value!r} is not one '
                           f'of {values}')
 
-        if not any(runs_on(cls, full, part) for full in
-                   variants(cls, params, partial)):
-            self.fail(where + ['params'], f'{entry["test"]} with {params or "its defaults"} '
-                      f'is not generated on partition {entry["partition"]} '
-                      f'(its features: {" ".join(sorted(part.features))})')
+        fulls = variants(cls, params, partial)
+        if not any(runs_on(cls, full, part) for full in fulls):
+            able = profile.Part(part.fullname, part.features | set(
+                part.extras['detectable_features']), part.extras,
+                part.num_cores, part.resources)
+            if not any(runs_on(cls, full, able) for full in fulls):
+                self.fail(where + ['params'], f'{entry["test"]} with '
+                          f'{params or "its defaults"} is not generated on '
+                          f'partition {entry["partition"]} (its features: '
+                          f'{" ".join(sorted(part.features))})')
+            self.absent.add(id(entry))
 
         fig = cls.figures.find(entry['var'])
         if fig is None:
@@ -279,7 +289,12 @@ class File:
         self._judged(where, entry, unit)
 
     def entries(self, kind):
-        return list(self.data[kind])
+        '''The entries of ``kind`` whose cases this host can run.'''
+        return [e for e in self.data[kind] if id(e) not in self.absent]
+
+    def absent_count(self):
+        return sum(id(e) in self.absent for kind in
+                   ('absolute', 'ratios', 'fits') for e in self.data[kind])
 
 
 def variants(cls, params, partial):

@@ -33,6 +33,9 @@ class IORCollective(IORBase, LustreStriping):
     #: defaults, or collective with a ROMIO ``cb_buffer_size`` (``cb4m``)
     io = parameter(['independent', 'collective'] + profile.values(cb_sizes))
 
+    # Darshan's view of I/O is studied with IORBench
+    darshan = parameter(inherit_params=True, filter_params=lambda p: p[:1])
+
     #: Collective buffering aggregates one shared file
     layout = variable(str, value='ssf')
 

@@ -13,7 +13,7 @@ from reframe.core.builtins import (parameter, run_after, run_before,
 
 from reframe.core.exceptions import SkipTestError
 
-from iogap.core import registry, steps
+from iogap.core import darshan, registry, steps
 from iogap.core.base import feature
 from iogap.core.figures import LOWER, Figure, Figures
 from iogap.core.pagecache import PageCacheEviction
@@ -32,12 +32,12 @@ BW_SPREAD = Figure('{phase}_bw_{stat}', 'MiB/s', better=None,
                    phase=('write', 'read_3x'), stat=('min', 'max'))
 
 
-class IORBase(ParallelIOTest, PageCacheEviction):
+class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
     '''IOR write, read-once and read-3x of one case; a family gives its
     ``api``, ``layout`` and ``mode``.'''
 
     TOOL = 'ior'
-    figures = Figures(BW, IOPS, TIME, BW_SPREAD)
+    figures = Figures(BW, IOPS, TIME, BW_SPREAD, *darshan.FIGURES)
 
     #: Bytes per task (``-b``); ``None`` takes extras['ior_block_size']
     block_size = variable(str, type(None), value=None)
@@ -62,7 +62,8 @@ class IORBase(ParallelIOTest, PageCacheEviction):
         self.repetitions = self.repetitions or self.extra('repetitions')
         self.scratch_bytes = self.num_tasks * self.block_bytes
         self.dd = self.tool('dd')
-        self.executable = self.tool('ior')     # last: IOR's provider logged
+        self.ior = self.tool('ior')     # last: IOR's provider logged
+        self.executable = ' '.join([*self.darshan_env('write'), self.ior])
         self.executable_opts = self.ior_options(
             '-w -W -k', f'-i {self.repetitions}',
             *(['-e'] if self.mode == 'fsync' else []), 'ior_write.json')
@@ -84,18 +85,19 @@ class IORBase(ParallelIOTest, PageCacheEviction):
             self.prerun_cmds += [f'iogap_odirect {self.dd} '
                                  f'"$IOGAP_DIR/ior.dat" 4096']
         self.prerun_cmds += [steps.begin(step='write')]
-        read = ' '.join([self.executable, *self.ior_options(
-            '-r -R -C -k', f'-i {READ_PASSES}', 'ior_read.json')])
+        read = ' '.join([*self.darshan_env('read'), self.ior,
+                         *self.ior_options('-r -R -C -k', f'-i {READ_PASSES}',
+                                           'ior_read.json')])
         evicting = self.mode != 'direct'
         self.postrun_cmds += [
             steps.end(),
             'iogap_bytes "$IOGAP_DIR"/ior.dat*',
             *([f'iogap_evict points {self.evict} {self.dd} '
                f'"$IOGAP_DIR"/ior.dat*'] if evicting else []),
-            steps.run(f'{self.launch_prefix()} {read}', step='read'),
+            steps.run(' '.join([self.launch_prefix(), read]), step='read'),
             'rm -f "$IOGAP_DIR"/ior.dat*',
         ]
-        self.keep_files = ['ior_*.json']
+        self.keep_files = [*self.keep_files, 'ior_*.json']
         self.note('read_once: O_DIRECT, no page cache' if not evicting else
                   f'read_once: {self.evict} eviction on the first node, -C '
                   f'reads another node\'s data on multi-node points')
@@ -131,11 +133,11 @@ class IORBase(ParallelIOTest, PageCacheEviction):
                             self.repetitions, nbytes)
         read = parse.phase(docs['read'], 'read', 'read', tasks, READ_PASSES,
                            nbytes)
+        figures = self.darshan_checked(nbytes)
         first = read['first']
         values = {'write': write, 'read_3x': read,
                   'read_once': {'bw': first['bwMiB'], 'iops': first['iops'],
                                 'time': first['totalTime']}}
-        figures = {}
         for phase, found in values.items():
             for fig, key in ((BW, 'bw'), (IOPS, 'iops'), (TIME, 'time')):
                 figures[fig.name(phase=phase)] = (found[key], fig.unit)
@@ -145,6 +147,20 @@ class IORBase(ParallelIOTest, PageCacheEviction):
                         found[f'bw_{stat}'], BW_SPREAD.unit)
 
         return self.report(figures)
+
+    def darshan_checked(self, nbytes):
+        '''Darshan's figures, its bytes checked against IOR's: the write
+        step writes and reads back (-W) every iteration; the read step reads
+        three passes. HDF5 adds its metadata, MPI-IO is seen by its module.'''
+        module = 'MPI-IO' if self.api == 'MPIIO' else 'POSIX'
+        slack = 2**21 + nbytes // 20 if self.api == 'HDF5' else 0
+        reps = self.repetitions
+        found = self.darshan_figures({
+            'write': (module, nbytes * reps, nbytes * reps, slack * reps),
+            'read': (module, nbytes * READ_PASSES, 0, slack * READ_PASSES),
+        })
+        return {name: (value, self.figures.find(name).unit)
+                for name, value in found.items()}
 
 
 @registry.family
@@ -190,3 +206,4 @@ class IORFrequencySweep(IORBench, CpuClock):
                                filter_params=lambda p: [n for n in p
                                                         if n == 1])
     cpu_bind = parameter(inherit_params=True, filter_params=lambda p: p[:1])
+    darshan = parameter(inherit_params=True, filter_params=lambda p: p[:1])

@@ -10,7 +10,7 @@ from reframe.core.builtins import (parameter, run_after, run_before,
                                    sanity_function, variable)
 from reframe.core.exceptions import SanityError
 
-from iogap.core import registry, steps
+from iogap.core import darshan, registry, steps
 from iogap.core.figures import Figure, Figures
 from iogap.pio import parse
 from iogap.pio.base import ParallelIOTest, Sweep
@@ -20,11 +20,11 @@ RATE = Figure('{op}_rate', 'ops/s', op=tuple(parse.MDTEST_OPS))
 
 
 @registry.family
-class MDTestBench(ParallelIOTest, Sweep):
+class MDTestBench(ParallelIOTest, Sweep, darshan.Darshan):
     '''mdtest metadata rates, unique or shared directory.'''
 
     TOOL = 'mdtest'
-    figures = Figures(RATE)
+    figures = Figures(RATE, *darshan.FIGURES)
 
     #: A working directory per task (``-u``), or all tasks in one
     directory = parameter(['unique', 'shared'])
@@ -49,7 +49,8 @@ class MDTestBench(ParallelIOTest, Sweep):
         if self.file_bytes is None:
             self.file_bytes = self.extra('mdtest_file_bytes')
         self.repetitions = self.repetitions or self.extra('repetitions')
-        self.executable = self.tool('mdtest')
+        self.executable = ' '.join([*self.darshan_env('mdtest'),
+                                    self.tool('mdtest')])
         self.executable_opts = ['-d "$IOGAP_DIR/md"', '-F -C -T -E -r',
                                 f'-n {self.files_per_proc}',
                                 f'-i {self.repetitions}']
@@ -78,7 +79,12 @@ class MDTestBench(ParallelIOTest, Sweep):
             raise SanityError(f'mdtest printed no complete SUMMARY of '
                               f'{self.repetitions} iterations')
 
-        figures = {}
+        # Every file is written once and read back once per iteration
+        nbytes = (self.num_tasks * self.files_per_proc * self.file_bytes *
+                  self.repetitions)
+        figures = {name: (value, self.figures.find(name).unit)
+                   for name, value in self.darshan_figures(
+                       {'mdtest': ('POSIX', nbytes, nbytes, 0)}).items()}
         for op in parse.MDTEST_OPS:
             if not run.get(op):
                 raise SanityError(f'mdtest has no {op} rate (missing or '

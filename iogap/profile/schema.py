@@ -102,6 +102,10 @@ EXTRAS = {
                     'in the build job'),
     'darshan_unload': (_STR_LIST, [], 'modules to unload so that only the '
                        'suite\'s Darshan is preloaded'),
+    'detectable_features': (_STR_LIST, [], 'features the profile detects on '
+                            'the host when it loads: a reference to a case '
+                            'that needs one the host lacks is skipped with a '
+                            'notice, not refused'),
 }
 
 #: feature -> (extras it needs, resources it needs, description)

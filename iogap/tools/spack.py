@@ -269,3 +269,14 @@ def main(argv=None):
 
 if __name__ == '__main__':
     sys.exit(main())
+
+
+def local_view(overlay):
+    '''The view the checks of a local profile use: ``IOGAP_SPACK_VIEW``,
+    else the one setup built for ``overlay`` if it is whole, else None.'''
+    user = os.environ.get('IOGAP_SPACK_VIEW')
+    if user:
+        return user
+
+    env = environment_for({'spack_overlay': overlay}, None)
+    return env.view if env.ready() else None

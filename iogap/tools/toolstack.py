@@ -33,11 +33,12 @@ def stack_of(partition):
     if 'spack' in partition.features:
         return env.view, 'spack-fixture', env
 
-    user = os.environ.get('IOGAP_SPACK_VIEW')
-    if user:
-        return user, 'spack-view', None
-    if env is not None and env.ready():
-        return env.view, 'spack-view', env
+    view = spack.local_view(partition.extras['spack_overlay']) \
+        if partition.extras['spack_overlay'] else \
+        os.environ.get('IOGAP_SPACK_VIEW')
+    if view:
+        built = env if env is not None and view == env.view else None
+        return view, 'spack-view', built
 
     return None, 'PATH', None
 

@@ -1,0 +1,88 @@
+'''One night: its settings (from the job's variables) and the reframe run,
+whose stdout is kept beside the output (the run report keeps no skip
+reasons).'''
+
+import glob
+import os
+import shlex
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+class Night:
+    '''What tonight runs and where it keeps what it produces.'''
+
+    def __init__(self, environ):
+        self.system = environ.get('IOGAP_SYSTEM') or None
+        self.output = os.path.abspath(environ.get('IOGAP_OUTPUT') or
+                                      os.path.join(ROOT, 'output'))
+        self.dir = os.path.join(self.output, 'ci')
+        self.select = shlex.split(environ.get('IOGAP_SELECT', ''))
+        self.nights = int(environ.get('IOGAP_HISTORY_NIGHTS') or 7)
+        self.extras = {'pipeline': environ.get('CI_PIPELINE_ID', 'local'),
+                       'commit': environ.get('CI_COMMIT_SHA', 'none')}
+        self.results_db = environ.get('IOGAP_RESULTS_DB')
+        self.stdout = os.path.join(self.dir, 'reframe.out')
+        self.junit = os.path.join(self.output, 'reports', 'junit.xml')
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def locate(self):
+        '''Resolve the system and, unless ``IOGAP_RESULTS_DB`` names it, the
+        history database: ``iogap-history/<system>/results.db`` next to
+        the profile's scratch root (never inside it: runs sweep that).'''
+        from iogap import profile
+        argv = ['reframe'] + (['--system', self.system] if self.system
+                              else [])
+        system = profile.load(argv, os.environ)['systems'][0]
+        self.system = self.system or system['name']
+        if not self.results_db:
+            root = system['partitions'][0]['extras']['scratch_root']
+            self.results_db = os.path.join(
+                os.path.dirname(os.path.abspath(root)), 'iogap-history',
+                system['name'], 'results.db')
+
+        return system['name']
+
+    def reframe(self, *args):
+        '''The reframe command on this system, with the history database.'''
+        local = os.path.join(os.path.dirname(sys.executable), 'reframe')
+        exe = local if os.path.exists(local) else 'reframe'
+        return [exe, '-C', os.path.join(ROOT, 'reframe_config.py'),
+                '--system', self.system, *args]
+
+    def environ(self):
+        return dict(os.environ, IOGAP_RESULTS_DB=self.results_db,
+                    IOGAP_OUTPUT=self.output, PYTHONUNBUFFERED='1')
+
+    def run(self):
+        '''Run the suite; its exit status and its run report (or ``None``).
+        Its stdout goes to the job log and to :attr:`stdout`.'''
+        before = set(self.reports())
+        os.makedirs(self.dir, exist_ok=True)
+        os.makedirs(os.path.dirname(self.results_db), exist_ok=True)
+        extras = ','.join(f'{k}={v}' for k, v in self.extras.items())
+        cmd = self.reframe('-r', *self.select, '--session-extras', extras,
+                           '--report-junit', self.junit)
+        print(f'nightly: {shlex.join(cmd)}', flush=True)
+        with open(self.stdout, 'w') as log, subprocess.Popen(
+                cmd, cwd=ROOT, env=self.environ(), text=True,
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as proc:
+            for line in proc.stdout:
+                sys.stdout.write(line)
+                log.write(line)
+        new = sorted(set(self.reports()) - before, key=os.path.getmtime)
+        return proc.returncode, (new[-1] if new else None)
+
+    def reports(self):
+        return glob.glob(os.path.join(self.output, 'reports',
+                                      'run-report-*.json'))
+
+    def hand_over(self, report):
+        '''``night.env``: what the report and rebaseline jobs read.'''
+        with open(self.path('night.env'), 'w') as fp:
+            fp.write(f'IOGAP_RUN_REPORT={shlex.quote(report or "")}\n'
+                     f'IOGAP_RESULTS_DB={shlex.quote(self.results_db)}\n')

@@ -1,0 +1,196 @@
+'''Darshan: what actually reached the file system, as a variant of the I/O
+families.
+
+On ``+darshan`` partitions a case with ``darshan=on`` runs each measured
+step with darshan-runtime preloaded, one log per step in ``darshan/`` of
+its output (dd, not an MPI program, in Darshan's non-MPI mode). The logs
+are read with pydarshan: bytes, operations and I/O time per module, the
+share of sequential and consecutive accesses, the dominant access size and
+the files touched become figures. The bytes Darshan saw must match what the
+tool says it moved, so a benchmark that silently skipped its I/O fails.
+'''
+
+import os
+
+import reframe as rfm
+from reframe.core.builtins import parameter, run_after
+from reframe.core.exceptions import SanityError
+
+from iogap.core.base import feature
+from iogap.core.figures import Figure
+
+#: Darshan modules reported, by our short name
+MODULES = {'POSIX': 'posix', 'MPI-IO': 'mpiio', 'STDIO': 'stdio'}
+
+#: The counters of each module whose sum is its read and write operations
+_OPS = {'POSIX': ('READS', 'WRITES'), 'STDIO': ('READS', 'WRITES'),
+        'MPI-IO': tuple(f'{kind}_{way}' for kind in ('INDEP', 'COLL', 'SPLIT',
+                                                     'NB')
+                        for way in ('READS', 'WRITES'))}
+
+#: Relative difference allowed between Darshan's bytes and the tool's
+TOLERANCE = 0.01
+
+#: Darshan's default list of directories it ignores, less /var/: scratch
+#: roots such as /var/tmp live there
+EXCLUDE_DIRS = '/etc/,/dev/,/usr/,/bin/,/boot/,/lib/,/opt/,/sbin/,/sys/,/proc/'
+
+#: POSIX access-size buckets: counter suffix -> the largest access in it
+#: (Darshan's bounds; the last bucket is 1 GiB and more)
+_BUCKETS = {'0_100': 100, '100_1K': 2**10, '1K_10K': 10 * 2**10,
+            '10K_100K': 100 * 2**10, '100K_1M': 2**20, '1M_4M': 4 * 2**20,
+            '4M_10M': 10 * 2**20, '10M_100M': 100 * 2**20,
+            '100M_1G': 2**30, '1G_PLUS': 2**30}
+
+_MOD = tuple(MODULES.values())
+BYTES = Figure('darshan_{module}_{way}_bytes', 'B', better=None, module=_MOD,
+               way=('read', 'written'))
+OPS = Figure('darshan_{module}_ops', 'ops', better=None, module=_MOD)
+TIME = Figure('darshan_{module}_io_time', 's', better=None, module=_MOD)
+SHARE = Figure('darshan_posix_{kind}_share', '%', better=None,
+               kind=('sequential', 'consecutive'))
+ACCESS = Figure('darshan_posix_access_size', 'B', better=None)
+FILES = Figure('darshan_files', 'files', better=None)
+
+#: What a family with the variant adds to its figures
+FIGURES = (BYTES, OPS, TIME, SHARE, ACCESS, FILES)
+
+
+class Darshan(rfm.RegressionTestPlugin):
+    #: Run the measured steps under darshan-runtime (``on``), or bare
+    darshan = parameter(['off', 'on'])
+
+    # What Darshan sees does not depend on binding: one instrumented case
+    # per configuration is enough
+    CONSTRAINTS = (feature('darshan', when=lambda p: p['darshan'] == 'on'),
+                   lambda p, part: p['darshan'] == 'off' or
+                   p['cpu_bind'] == 'default')
+
+    @run_after('setup')
+    def _darshan_runtime(self):
+        if self.darshan == 'off':
+            return
+
+        self.darshan_lib = self.tool('libdarshan.so', subdirs=('lib',),
+                                     what='darshan-runtime')
+        self.prerun_cmds += [f'module unload {m}'
+                             for m in self.extra('darshan_unload')]
+        self.prerun_cmds += ['mkdir -p darshan']
+        self.env_vars['DARSHAN_EXCLUDE_DIRS'] = EXCLUDE_DIRS
+        self.keep_files = [*self.keep_files, 'darshan/*.darshan']
+        self.note('darshan-runtime preloaded')
+
+    def darshan_env(self, step):
+        '''``env ...`` words that preload Darshan for one step.'''
+        if self.darshan == 'off':
+            return []
+
+        return ['env', f'LD_PRELOAD={self.darshan_lib}',
+                f'DARSHAN_LOGFILE=$PWD/darshan/{step}.darshan']
+
+    def darshan_figures(self, expected):
+        '''Read every step's log; check its bytes against ``expected``
+        (``{step: (module, read bytes, written bytes, slack bytes)}``);
+        the figures summed over the steps.'''
+        if self.darshan == 'off':
+            return {}
+
+        counts = {}
+        root = os.path.realpath(self.extra('scratch_root'))
+        for step, (module, read, written, slack) in expected.items():
+            path = os.path.join(self.stagedir, 'darshan', f'{step}.darshan')
+            found = read_log(path, under=root)
+            for way, want in (('read', read), ('written', written)):
+                got = found['bytes'].get((module, way), 0)
+                if not want <= got <= want * (1 + TOLERANCE) + slack:
+                    raise SanityError(
+                        f'Darshan saw {got} bytes {way} by {module} in step '
+                        f'{step}, the tool moved {want}: the step did not do '
+                        f'the I/O it reports')
+            _add(counts, found)
+
+        self.note(f'darshan logs: {len(expected)}')
+        return figures_of(counts)
+
+
+def _add(into, counts):
+    for key, value in counts.items():
+        if isinstance(value, dict):
+            _add(into.setdefault(key, {}), value)
+        else:
+            into[key] = into.get(key, 0) + value
+
+
+def figures_of(counts):
+    '''Figures from the summed counts of one or more logs.'''
+    figures = {BYTES.name(module=MODULES[m], way=w): v
+               for (m, w), v in counts.get('bytes', {}).items()}
+    figures.update({OPS.name(module=MODULES[m]): v
+                    for m, v in counts.get('ops', {}).items()})
+    figures.update({TIME.name(module=MODULES[m]): v
+                    for m, v in counts.get('time', {}).items()})
+    posix_ops = counts.get('ops', {}).get('POSIX', 0)
+    if posix_ops:
+        for kind in ('sequential', 'consecutive'):
+            figures[SHARE.name(kind=kind)] = 100 * counts[kind] / posix_ops
+        buckets = counts['sizes']
+        figures[ACCESS.name()] = _BUCKETS[max(buckets, key=buckets.get)]
+    figures[FILES.name()] = counts.get('files', 0)
+    return figures
+
+
+def read_log(path, under=None):
+    '''The counts of one Darshan log (pydarshan), of the files ``under`` a
+    directory if given (the benchmark's, not the job's own output); a
+    missing, corrupt or truncated log is a sanity error naming it and
+    pydarshan's error.'''
+    try:
+        import darshan
+    except ImportError:
+        raise SanityError('reading Darshan logs needs pydarshan: pip install '
+                          'darshan') from None
+
+    if not os.path.exists(path):
+        raise SanityError(f'no Darshan log {path}: the step ran without '
+                          f'darshan-runtime')
+    try:
+        report = darshan.DarshanReport(path, read_all=True)
+    except Exception as err:    # pydarshan raises bare RuntimeErrors
+        first = str(err).strip().splitlines()[:2]
+        raise SanityError(f'Darshan log {path} is unreadable: '
+                          f'{" ".join(first)}') from None
+
+    counts = {'bytes': {}, 'ops': {}, 'time': {}, 'files': 0,
+              'sequential': 0, 'consecutive': 0, 'sizes': {}}
+    for module in MODULES:
+        if module not in report.records:
+            continue
+        frame = report.records[module].to_df()
+        counters, fcounters = frame['counters'], frame['fcounters']
+        if under and module != 'STDIO':
+            names = report.name_records
+            mine = [names.get(i, '').startswith(under + '/')
+                    for i in counters['id']]
+            counters, fcounters = counters[mine], fcounters[mine]
+        prefix = module.replace('-', '')
+        for way, key in (('read', 'READ'), ('written', 'WRITTEN')):
+            counts['bytes'][(module, way)] = int(
+                counters[f'{prefix}_BYTES_{key}'].sum())
+        counts['ops'][module] = int(sum(counters[f'{prefix}_{c}'].sum()
+                                        for c in _OPS[module]))
+        counts['time'][module] = float(sum(
+            fcounters[f'{prefix}_F_{k}_TIME'].sum()
+            for k in ('READ', 'WRITE', 'META')))
+        if module == 'POSIX':
+            # Files the tool opened (STDIO also lists the terminal streams)
+            counts['files'] = len(set(counters['id']))
+            for kind, key in (('sequential', 'SEQ'),
+                              ('consecutive', 'CONSEC')):
+                counts[kind] = int(counters[f'POSIX_{key}_READS'].sum() +
+                                   counters[f'POSIX_{key}_WRITES'].sum())
+            counts['sizes'] = {
+                b: int(counters[f'POSIX_SIZE_READ_{b}'].sum() +
+                       counters[f'POSIX_SIZE_WRITE_{b}'].sum())
+                for b in _BUCKETS}
+
+    return counts
