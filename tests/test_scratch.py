@@ -127,7 +127,7 @@ def test_a_failing_or_killed_step_still_cleans_up(tmp_path):
     os.killpg(job.pid, signal.SIGTERM)
     job.wait(timeout=10)
     assert not any(e.startswith(scratch.DIR_PREFIX) for e in os.listdir(root))
-    assert 'scratch dir' in line
+    assert line.startswith('iogap-scratch: ')
 
 
 def test_the_job_ends_when_reframe_dies(tmp_path):

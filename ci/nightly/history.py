@@ -55,7 +55,7 @@ def compare(night, uuid):
 def table(rows, nights):
     '''The comparison as a plain table: % change first.'''
     lines = [(_change(r), _value(r, 'tonight'), _value(r, 'before'),
-              r.get('psamples (before)') or '0',
+              _count(r.get('psamples (before)')),
               f'{r["name"]} @{r["sysenv"]}: {r["pvar"]}') for r in rows]
     widths = [max(len(c) for c in col) for col in zip(_COLUMNS, *lines)]
     out = [f'history: tonight against the mean of the last {nights} days '
@@ -71,7 +71,11 @@ def _value(row, term):
     try:
         return f'{float(value):.4g} {row["punit"]}'
     except ValueError:
-        return value or '-'
+        return '-'
+
+
+def _count(value):
+    return value if (value or '').isdigit() else '0'
 
 
 def _change(row):

@@ -11,6 +11,12 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 
+def shown(path):
+    '''``path`` from the repository root when it is inside it.'''
+    rel = os.path.relpath(path, ROOT)
+    return path if rel.startswith('..') else rel
+
+
 class Night:
     '''What tonight runs and where it keeps what it produces.'''
 

@@ -172,8 +172,10 @@ class IogapTest(rfm.RunOnlyRegressionTest):
         the first error line the tool or the guard printed.'''
         code = self.job.exitcode
         if code != 0:
+            # Tools run as labelled steps print their errors on stdout
+            text = self.read('stderr') + self.read('stdout')
             raise SanityError(f'{tool} {exit_status(code)}: '
-                              f'{first_error(self.read("stderr"), tool)}')
+                              f'{first_error(text, tool)}')
 
     def report(self, figures):
         '''Sanity's last step: ``figures`` (``{name: (value, unit)}``)
@@ -219,4 +221,4 @@ def first_error(text, tool):
         if error.search(line):
             return line.strip()
 
-    return 'no error message on stderr'
+    return 'no error message in the job\'s output'

@@ -1,9 +1,9 @@
 '''The scratch directory is sacred.
 
 A scratch root must be an absolute directory dedicated to the suite: not
-``/``, a system directory or ``$HOME``, and either empty or holding the
-suite's marker ``.iogap-scratch`` (the first job that uses an empty root
-writes it). Inside it every test writes only in a fresh ``iogap.<test>.*``
+``/``, a system directory or ``$HOME``, and either empty (a file system's
+``lost+found`` aside) or holding the suite's marker ``.iogap-scratch``
+(the first job that uses an empty root writes it). Inside it every test writes only in a fresh ``iogap.<test>.*``
 directory that records its owner, is removed by a trap on exit, and, for
 jobs on this host, is given up when reframe itself dies (a watchdog ends
 the job's process group). A run holds an advisory lock on its root and on
@@ -65,8 +65,8 @@ def problem(root):
                                                                  os.W_OK):
         return f'scratch root {root} is not writable (read-only)'
 
-    foreign = [e for e in os.listdir(root)
-               if not (e.startswith(DIR_PREFIX) or e.startswith('.iogap-'))]
+    foreign = [e for e in os.listdir(root) if e != 'lost+found' and
+               not (e.startswith(DIR_PREFIX) or e.startswith('.iogap-'))]
     if foreign and MARKER not in os.listdir(root):
         return (f'scratch root {root} holds {len(foreign)} file(s) that are '
                 f'not the suite\'s (e.g. {sorted(foreign)[0]}) and no '
@@ -150,14 +150,14 @@ def _owner(path):
 
 
 def _alive(pid):
+    '''Whether ``pid`` runs: a zombie (killed, not yet reaped) does not.'''
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        with open(f'/proc/{pid}/stat') as fp:
+            state = fp.read().rsplit(')', 1)[1].split()[0]
+    except (OSError, IndexError):
         return False
-    except PermissionError:
-        pass
 
-    return True
+    return state not in ('Z', 'X')
 
 
 def job_guard(root, tag, watch_pid=None, io_lock=False):
@@ -177,8 +177,8 @@ def job_guard(root, tag, watch_pid=None, io_lock=False):
         'yours"',
         f'if [ ! -e "$iogap_root/{MARKER}" ]; then',
         f'  [ -z "$(ls -A "$iogap_root" | grep -v -e "^{DIR_PREFIX}" -e '
-        f'"^\\.iogap-")" ] || iogap_fail "scratch root $iogap_root holds '
-        f'files that are not the suite\'s"',
+        f'"^\\.iogap-" -e "^lost+found$")" ] || iogap_fail "scratch root '
+        f'$iogap_root holds files that are not the suite\'s"',
         f'  : > "$iogap_root/{MARKER}" 2>/dev/null || iogap_fail "scratch '
         f'root $iogap_root is not writable"',
         'fi',
@@ -200,7 +200,7 @@ def job_guard(root, tag, watch_pid=None, io_lock=False):
         "trap 'exit 143' TERM; trap 'exit 130' INT; trap 'exit 129' HUP",
         'echo "host=$(uname -n) pid=$$ start=$(date +%s)" > '
         '"$IOGAP_DIR/.owner"',
-        'echo "iogap: scratch dir $IOGAP_DIR"',
+        'echo "iogap-scratch: $IOGAP_DIR"',
     ]
     if io_lock:
         lines += [f'exec 9>>"$iogap_root/{IO_LOCK}"',
@@ -211,5 +211,5 @@ def job_guard(root, tag, watch_pid=None, io_lock=False):
 
 def scratch_dirs(text):
     '''The test directories a job announced on its stdout.'''
-    return [line.split(' ', 3)[3] for line in text.splitlines()
-            if line.startswith('iogap: scratch dir ')]
+    return [line.split(' ', 1)[1] for line in text.splitlines()
+            if line.startswith('iogap-scratch: ')]

@@ -1,0 +1,80 @@
+'''python -m ci.nightly suite | verdict REPORT [--stdout FILE]
+
+``suite`` runs tonight's suite (IOGAP_SYSTEM, IOGAP_SELECT), tagged with
+the pipeline and commit, into the history database (IOGAP_RESULTS_DB),
+compares it with the last IOGAP_HISTORY_NIGHTS days, hands the run report
+to the later jobs (``output/ci/night.env``) and ends the job log with the
+night's summary (also ``output/ci/summary.txt``); it exits 1 on a red night.
+``verdict`` judges a run again from its files.
+'''
+
+import argparse
+import json
+import os
+import sys
+
+from ci.nightly import history, verdict
+from ci.nightly.night import Night, shown
+
+
+def _reference_path(system):
+    from iogap.judge import references
+    return references.path_for(system)
+
+
+def _print_summary(night, title, lines):
+    text = '\n'.join([f' iogap night: {title} '.center(78, '='), *lines,
+                      '=' * 78]) + '\n'
+    if night:
+        with open(night.path('summary.txt'), 'w') as fp:
+            fp.write(text)
+    print(text, end='', flush=True)
+
+
+def suite():
+    night = Night(os.environ)
+    system = night.locate()
+    print(f'nightly: system {system}, history database {night.results_db}',
+          flush=True)
+    returncode, report = night.run()
+    night.hand_over(report)
+    lines = []
+    if report:
+        with open(report) as fp:
+            uuid = json.load(fp)['session_info'].get('uuid')
+        rows = history.compare(night, uuid) if uuid else None
+        if rows is not None:
+            lines.append(f'history {night.results_db}: {len(rows)} figures '
+                         f'compared with the last {night.nights} days '
+                         f'({shown(night.path("history.csv"))})')
+    found, red = verdict.judge(report,
+                               night.stdout, _reference_path(system),
+                               returncode)
+    _print_summary(night, f'{system}, pipeline {night.extras["pipeline"]}, '
+                   f'commit {night.extras["commit"][:12]}', lines + found)
+    return 1 if red else 0
+
+
+def recheck(args):
+    with open(args.report) as fp:
+        case = json.load(fp)['runs'][0]['testcases'][0]
+    lines, red = verdict.judge(args.report, args.stdout,
+                               _reference_path(case['system']))
+    _print_summary(None, case['system'], lines)
+    return 1 if red else 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog='python -m ci.nightly',
+                                     description=__doc__.split('\n')[0])
+    sub = parser.add_subparsers(dest='command', required=True)
+    sub.add_parser('suite', help="run, compare and judge tonight's suite")
+    again = sub.add_parser('verdict', help='judge a run from its files')
+    again.add_argument('report', help='the ReFrame run report')
+    again.add_argument('--stdout', help="reframe's stdout (skip reasons)")
+    args = parser.parse_args(argv)
+    return suite() if args.command == 'suite' else recheck(args)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

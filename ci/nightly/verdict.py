@@ -1,0 +1,128 @@
+'''The night's verdict, from the run's own files only: the run report
+(failed cases; regressed figures with value, reference and deviation),
+reframe's stdout (skip reasons, which the run report does not keep) and
+the reference file (``expected_skips``, missing: 0). Red when a case
+failed, a figure regressed, more cases skipped than expected, a tool
+vanished (a skip saying "not found"), or nothing was judged.'''
+
+import json
+import os
+import re
+
+import yaml
+
+from ci.nightly.night import shown
+
+#: ``[     SKIP ] (2/5) <name> /<hash> @<sysenv> [<reason>]``
+_SKIP = re.compile(r'^\[\s*SKIP\s*\] \(\d+/\d+\) (.+?) (?:/\w+ )?@(\S+) '
+                   r'\[(.*)\]\s*$')
+_ANSI = re.compile(r'\x1b\[[0-9;]*m')
+
+
+def skip_reasons(stdout_path):
+    '''``[(name, sysenv, reason)]`` of every case reframe skipped.'''
+    if not stdout_path or not os.path.exists(stdout_path):
+        return []
+    with open(stdout_path, errors='replace') as fp:
+        lines = [_ANSI.sub('', line) for line in fp]
+    return [m.groups() for m in map(_SKIP.match, lines) if m]
+
+
+def expected_skips(reference_path):
+    '''The reference file's ``expected_skips`` (0 when it says nothing),
+    or ``None`` when there is no reference file.'''
+    if not os.path.exists(reference_path):
+        return None
+    with open(reference_path) as fp:
+        return (yaml.safe_load(fp) or {}).get('expected_skips') or 0
+
+
+def final_cases(report):
+    '''Every case once, as the last run (after retries) left it.'''
+    cases = {}
+    for run in report['runs']:
+        for tc in run['testcases']:
+            key = (tc['name'], tc['system'], tc['partition'], tc['environ'])
+            cases[key] = tc
+    return list(cases.values())
+
+
+def regressions(cases):
+    '''``[(case, figure, value, ref, lower, upper, unit)]`` out of bounds.'''
+    found = []
+    for tc in cases:
+        for key, (value, ref, lower, upper, unit, result) in \
+                sorted(tc.get('perfvalues', {}).items()):
+            if result == 'fail':
+                found.append((tc, key.rsplit(':', 1)[-1], value, ref, lower,
+                              upper, unit))
+    return found
+
+
+def _bound(fraction):
+    return 'none' if fraction is None else f'{fraction * 100:+g}%'
+
+
+def _where(tc):
+    return f'{tc["name"]} @{tc["system"]}:{tc["partition"]}'
+
+
+def judge(report_path, stdout_path, reference_path, returncode=0):
+    '''``(lines, red)``: the summary of the night and whether it failed.'''
+    lines, red = [], []
+    expected = expected_skips(reference_path)
+    if expected is None:
+        red.append(f'no reference file {reference_path}: nothing is judged')
+        expected = 0
+    if not report_path:
+        red.append(f'reframe wrote no run report (exit {returncode}): the '
+                   f'night did not run; see its output above')
+        return lines + [f'RED: {r}' for r in red], True
+
+    with open(report_path) as fp:
+        report = json.load(fp)
+    cases = final_cases(report)
+    info = report['session_info']
+    lines.append(f'run report {shown(report_path)} (session {info.get("uuid")})')
+    regressed = regressions(cases)
+    for tc, figure, value, ref, lower, upper, unit in regressed:
+        dev = f'{(value - ref) / ref * 100:+.2f}%' if ref else 'n/a'
+        lines.append(f'REGRESSED {_where(tc)}: {figure} = {value:.6g} {unit}'
+                     f', reference {ref:.6g} {unit} (bounds {_bound(lower)}'
+                     f' / {_bound(upper)}), deviation {dev}')
+    if regressed:
+        red.append(f'{len(regressed)} regressed figure(s)')
+    failed = [tc for tc in cases if tc['result'] == 'fail']
+    judged = {id(r[0]) for r in regressed}
+    broken = [tc for tc in failed if id(tc) not in judged]
+    for tc in broken:
+        reason = (tc.get('fail_reason') or '').strip().splitlines()
+        lines.append(f'FAILED {_where(tc)} in {tc.get("fail_phase")}: '
+                     f'{reason[0] if reason else "no reason given"}')
+    if broken:
+        red.append(f'{len(broken)} failed case(s)')
+
+    skipped = [tc for tc in report['runs'][0]['testcases']
+               if tc['result'] == 'skip']
+    reasons = skip_reasons(stdout_path)
+    for name, sysenv, reason in reasons:
+        tag = 'TOOL VANISHED' if 'not found' in reason else 'SKIPPED'
+        lines.append(f'{tag} {name} @{sysenv}: {reason}')
+    vanished = [r for r in reasons if 'not found' in r[2]]
+    if vanished:
+        red.append(f'{len(vanished)} case(s) skipped because a tool was '
+                   f'not found')
+    if len(skipped) > expected:
+        red.append(f'{len(skipped)} case(s) skipped, the reference file '
+                   f'expects at most {expected}')
+    if returncode and not red:
+        red.append(f'reframe exited with {returncode}')
+
+    lines.append(f'{len(cases)} cases: {len(failed)} failed, {len(skipped)} '
+                 f'skipped (expected_skips: {expected}), the rest passed')
+    if red:
+        lines.append('RED: ' + '; '.join(red))
+    else:
+        lines.append('GREEN: every case passed, every figure within its '
+                     'reference')
+    return lines, bool(red)

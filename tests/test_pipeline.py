@@ -1,0 +1,388 @@
+'''The nightly pipeline: ci/gitlab-ci.yml run by gitlab-ci-local (shell
+executor, --shell-isolation: every job in its own build directory, with
+GitLab's cache and artifacts between them) on a copy of this repository,
+a tiny selection on the generic profile; and the night's driver
+(python -m ci.nightly) on its own for the verdicts that need no emulator.
+
+gitlab-ci-local is installed with npm into $IOGAP_CI_TOOLS (default
+/var/tmp/iogap-ci/node), outside the repository; without npm, the npm
+registry or rsync (which gitlab-ci-local copies with) the emulated tests
+skip and say why. What it does not emulate (resource_group, retry, tags,
+the JUnit test report) is checked in the expanded YAML and the artifacts.
+'''
+
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+import yaml
+
+from conftest import ROOT, run_reframe
+
+pytestmark = pytest.mark.reframe
+
+DATA = os.path.join(ROOT, 'tests', 'data', 'pipeline')
+#: 4.75.1 does not start on Node 20
+GCL_VERSION = '4.73.0'
+TOOLS = os.environ.get('IOGAP_CI_TOOLS') or '/var/tmp/iogap-ci/node'
+#: One dd case and the absolute judgement of tests/data/pipeline/*/
+SELECT = '-n AbsoluteCheck -x darshan=on -S DDSingleStream.count=16'
+_NOISE = re.compile(r'WARNING|ERROR|Traceback')
+
+
+def clean_environ(**extra):
+    '''This environment without the project's settings or this venv.'''
+    venv_bin = os.path.dirname(sys.executable)
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(('IOGAP_', 'RFM_')) and
+           k not in ('VIRTUAL_ENV', 'PYTHONPATH')}
+    env['PATH'] = os.pathsep.join(p for p in env.get('PATH', '').split(
+        os.pathsep) if p != venv_bin)
+    env.update(extra)
+    return env
+
+
+# --- reframe's own reporting commands ------------------------------------
+
+def test_stored_sessions_and_performance_report_warn_of_nothing(tmp_path):
+    run = run_reframe(tmp_path, '-n', 'DDSingleStream.*cpu_bind=default.*'
+                      'mode=direct', '-x', 'darshan=on',
+                      '-S', 'DDSingleStream.count=16', '-r',
+                      '--performance-report')
+    text = run.stdout + run.proc.stderr
+    assert run.returncode == 0 and not _NOISE.search(text), text
+    assert 'PERFORMANCE REPORT' in run.stdout and 'write_bw' in run.stdout
+    uuid = re.search(r'session stored with UUID: (\S+)', run.stdout).group(1)
+
+    listing = run_reframe(tmp_path, '--list-stored-sessions')
+    text = listing.stdout + listing.proc.stderr
+    assert listing.returncode == 0 and not _NOISE.search(text), text
+    assert uuid in listing.stdout
+
+
+# --- the night's driver on its own ---------------------------------------
+
+def nightly(tmp_path, references, select, **env):
+    '''``python -m ci.nightly suite`` as the suite job runs it.'''
+    scratch = tmp_path / 'scratch'
+    scratch.mkdir(exist_ok=True)
+    environ = clean_environ(
+        IOGAP_OUTPUT=str(tmp_path / 'out'), IOGAP_SCRATCH=str(scratch),
+        IOGAP_SYSTEM='anyhost', IOGAP_SELECT=select, RFM_COLORIZE='n',
+        IOGAP_REFERENCE_DIR=str(references), IOGAP_REQUIRE_REFERENCES='1',
+        CI_PIPELINE_ID='7', CI_COMMIT_SHA='0' * 40, **env)
+    return subprocess.run([sys.executable, '-m', 'ci.nightly', 'suite'],
+                          cwd=ROOT, env=environ, capture_output=True,
+                          text=True, timeout=300)
+
+
+@pytest.mark.skipif(shutil.which('mpirun') is None,
+                    reason='the OSU checks need MPI (mpirun)')
+def test_a_vanished_tool_turns_the_night_red(tmp_path):
+    proc = nightly(tmp_path, os.path.join(DATA, 'green'),
+                   '-n OSULatency.*cpu_bind=default',
+                   IOGAP_OSU_PREFIX=str(tmp_path / 'osu-gone'))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out
+    assert re.search(r'^TOOL VANISHED OSULatency .*: osu_latency .*not '
+                     r'found under the prefix', proc.stdout, re.M), out
+    assert '1 case(s) skipped because a tool was not found' in out
+    assert '1 case(s) skipped, the reference file expects at most 0' in out
+    summary = (tmp_path / 'out' / 'ci' / 'summary.txt').read_text()
+    assert summary in proc.stdout
+
+    # Within the skip budget, the vanished tool alone still turns it red
+    [report] = (tmp_path / 'out' / 'reports').glob('run-report-*.json')
+    again = subprocess.run(
+        [sys.executable, '-m', 'ci.nightly', 'verdict', str(report),
+         '--stdout', str(tmp_path / 'out' / 'ci' / 'reframe.out')],
+        cwd=ROOT, capture_output=True, text=True, env=clean_environ(
+            IOGAP_REFERENCE_DIR=os.path.join(DATA, 'one-skip')))
+    assert again.returncode == 1, again.stdout + again.stderr
+    assert 'RED: 1 case(s) skipped because a tool was not found\n' in \
+        again.stdout
+
+
+def test_a_system_without_references_turns_the_night_red(tmp_path):
+    empty = tmp_path / 'no-references'
+    empty.mkdir()
+    proc = nightly(tmp_path, empty, SELECT)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert 'IOGAP_REQUIRE_REFERENCES=1 demands one' in proc.stdout
+    assert f'RED: no reference file {empty}/anyhost.yaml: nothing is ' \
+           f'judged' in proc.stdout
+
+
+# --- the pipeline in gitlab-ci-local -------------------------------------
+
+@pytest.fixture(scope='module')
+def gitlab_ci_local():
+    '''The emulator's command, installed into TOOLS once.'''
+    exe = os.path.join(TOOLS, 'node_modules', '.bin', 'gitlab-ci-local')
+    for tool, why in (('git', 'the copy is a git repository'),
+                      ('rsync', 'gitlab-ci-local copies builds, caches and '
+                                'artifacts with it (apt-get install rsync)'),
+                      ('npm', 'gitlab-ci-local is an npm package'),
+                      ('node', 'gitlab-ci-local runs on Node')):
+        if shutil.which(tool) is None:
+            pytest.skip(f'no {tool}: {why}')
+
+    def version():
+        try:
+            return subprocess.run([exe, '--version'], capture_output=True,
+                                  text=True, timeout=60).stdout.strip()
+        except OSError:
+            return None
+
+    if version() != GCL_VERSION:
+        proc = subprocess.run(
+            ['npm', 'install', '--prefix', TOOLS, '--no-audit', '--no-fund',
+             f'gitlab-ci-local@{GCL_VERSION}'],
+            capture_output=True, text=True, timeout=600)
+        if proc.returncode != 0 or version() != GCL_VERSION:
+            pytest.skip(f'cannot install gitlab-ci-local@{GCL_VERSION} into '
+                        f'{TOOLS} (npm registry unreachable?): '
+                        f'{proc.stderr.strip()[-300:]}')
+    return exe
+
+
+def git(repo, *args):
+    return subprocess.run(['git', '-C', str(repo), '-c', 'user.name=iogap',
+                           '-c', 'user.email=iogap@example.org', *args],
+                          check=True, capture_output=True, text=True).stdout
+
+
+class Pipeline:
+    '''A copy of this repository (work tree as it is, tracked and new files)
+    included from a site's .gitlab-ci.yml, and its nights.'''
+
+    def __init__(self, exe, top):
+        self.exe, self.top = exe, top
+        self.repo = top / 'repo'
+        self.history = top / 'iogap-history' / 'anyhost' / 'results.db'
+        files = subprocess.run(
+            ['git', 'ls-files', '-z', '--cached', '--others',
+             '--exclude-standard'], cwd=ROOT, capture_output=True,
+            check=True).stdout.decode().split('\0')
+        for rel in filter(None, files):
+            if os.path.isfile(os.path.join(ROOT, rel)):
+                os.makedirs(self.repo / os.path.dirname(rel), exist_ok=True)
+                shutil.copy2(os.path.join(ROOT, rel), self.repo / rel)
+        (self.repo / '.gitlab-ci.yml').write_text(
+            'include: {local: ci/gitlab-ci.yml}\n')
+        git(self.repo, 'init', '-q', '-b', 'main')
+        git(self.repo, 'remote', 'add', 'origin',
+            'https://gitlab.example.org/site/iogap.git')
+        with open(self.repo / '.git' / 'info' / 'exclude', 'a') as fp:
+            fp.write('.gitlab-ci-local/\n')
+        (top / 'scratch').mkdir()
+        (top / 'home').mkdir()
+
+    def commit(self, references, message):
+        shutil.copy(os.path.join(DATA, references, 'anyhost.yaml'),
+                    self.repo / 'reference' / 'anyhost.yaml')
+        git(self.repo, 'add', '-A')
+        git(self.repo, 'commit', '-q', '-m', message)
+
+    def gcl(self, *args, source='schedule', timeout=600):
+        cmd = [self.exe, '--no-color', '--home', str(self.top / 'home'),
+               '--ignore-predefined-vars', 'CI_PIPELINE_SOURCE',
+               '--variable', f'CI_PIPELINE_SOURCE={source}',
+               '--variable', 'IOGAP_SYSTEM=anyhost',
+               '--variable', f'IOGAP_SCRATCH={self.top / "scratch"}',
+               '--variable', f'IOGAP_SELECT={SELECT}', *args]
+        return subprocess.run(cmd, cwd=self.repo, capture_output=True,
+                              text=True, timeout=timeout,
+                              env=clean_environ(RFM_COLORIZE='n'))
+
+    def night(self, name):
+        '''Run the whole pipeline; keep its log and artifacts as ``name``.'''
+        proc = self.gcl('--shell-isolation', '--timestamps')
+        keep = self.top / name
+        shutil.copytree(self.repo / '.gitlab-ci-local' / 'artifacts', keep)
+        (keep / 'log').write_text(proc.stdout + proc.stderr)
+        return Night(proc, keep)
+
+    def sessions(self):
+        '''The history database's sessions (csv rows).'''
+        proc = subprocess.run(
+            [os.path.join(os.path.dirname(sys.executable), 'reframe'), '-C',
+             'reframe_config.py', '--list-stored-sessions', 'now-1d:now',
+             '--table-format=csv'], cwd=ROOT, capture_output=True, text=True,
+            env=clean_environ(IOGAP_RESULTS_DB=str(self.history),
+                              IOGAP_OUTPUT=str(self.top / 'listing'),
+                              IOGAP_SCRATCH=str(self.top / 'scratch')))
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return list(csv.DictReader(proc.stdout.splitlines()))
+
+
+class Night:
+    def __init__(self, proc, artifacts):
+        self.returncode, self.artifacts = proc.returncode, artifacts
+        self.log = proc.stdout + proc.stderr
+        #: ``{job: 'PASS' or 'FAIL'}`` from the emulator's closing lines
+        self.jobs = dict((j, s) for s, j in re.findall(
+            r'^\s*(PASS|FAIL)\s+\[.*?\]\s+(\S+)\s*$', self.log, re.M))
+
+    def job_log(self, job):
+        return '\n'.join(line.split(' > ', 1)[1] for line in
+                         self.log.splitlines() if f' {job} ' in line and
+                         ' > ' in line)
+
+    def path(self, job, *parts):
+        return self.artifacts.joinpath(job, *parts)
+
+    def run_report(self):
+        [path] = self.path('suite', 'output', 'reports').glob('run-*.json')
+        return json.loads(path.read_text())
+
+
+@pytest.fixture(scope='module')
+def nights(gitlab_ci_local, tmp_path_factory):
+    '''A green night, then one after a too strict reference was committed.'''
+    pipeline = Pipeline(gitlab_ci_local, tmp_path_factory.mktemp('pipeline'))
+    pipeline.commit('green', 'references any disk meets')
+    green = pipeline.night('green')
+    green.sessions = pipeline.sessions()
+    pipeline.commit('regressed', 'references no disk meets')
+    red = pipeline.night('red')
+    red.sessions = pipeline.sessions()
+    red.patch_applies = subprocess.run(
+        ['git', 'apply', '--check', str(red.path('rebaseline',
+                                                 'rebaseline.patch'))],
+        cwd=pipeline.repo, capture_output=True, text=True)
+    return pipeline, green, red
+
+
+def test_a_green_night_builds_the_venv_once_and_keeps_everything(nights):
+    _, green, _ = nights
+    assert green.returncode == 0, green.log
+    assert green.jobs == {'suite': 'PASS', 'report': 'PASS',
+                          'rebaseline': 'PASS'}, green.log
+    # The first job builds the venv; the others take it from the cache
+    assert 'venv: building .venv' in green.job_log('suite')
+    for job in ('report', 'rebaseline'):
+        assert 'venv: reusing the cached .venv' in green.job_log(job)
+
+    suite = green.job_log('suite')
+    summary = green.path('suite', 'output', 'ci', 'summary.txt').read_text()
+    assert summary.strip() in suite
+    assert summary.splitlines()[-2:] == [
+        'GREEN: every case passed, every figure within its reference',
+        '=' * 78]
+    for kept in ('reports/junit.xml', 'reframe.log', 'ci/history.csv',
+                 'ci/reframe.out', 'perflogs'):
+        assert green.path('suite', 'output', kept).exists(), kept
+    junit = ET.parse(green.path('suite', 'output', 'reports', 'junit.xml'))
+    assert junit.getroot().find('testsuite').get('failures') == '0'
+    assert 'iogap.report: wrote output/html/index.html' in \
+        green.job_log('report')
+    assert green.path('report', 'output', 'html', 'index.html').exists()
+    assert green.path('rebaseline', 'rebaseline.patch').read_text() \
+        .startswith('--- a/reference/anyhost.yaml\n')
+
+    # Tagged with the pipeline and the commit
+    [session] = green.sessions
+    assert session['UUID'] == green.run_report()['session_info']['uuid']
+    assert re.fullmatch(r'[0-9a-f]{40}', session['commit'])
+    assert session['pipeline'].isdigit()
+
+
+def test_a_regressed_reference_turns_the_night_red(nights):
+    _, _, red = nights
+    assert red.returncode != 0
+    # Red, and the report and the proposal are there all the same
+    assert red.jobs == {'suite': 'FAIL', 'report': 'PASS',
+                        'rebaseline': 'PASS'}, red.log
+    assert 'venv: reusing the cached .venv' in red.job_log('suite')
+
+    [judged] = [tc for tc in red.run_report()['runs'][0]['testcases']
+                if tc['name'].startswith('AbsoluteCheck')]
+    [(value, ref, lower, upper, unit, result)] = \
+        judged['perfvalues'].values()
+    assert result == 'fail'
+    line = (f'REGRESSED {judged["name"]} @anyhost:default: write_bw = '
+            f'{value:.6g} MB/s, reference {ref:.6g} MB/s (bounds -10% / '
+            f'none), deviation {(value - ref) / ref * 100:+.2f}%')
+    suite = red.job_log('suite')
+    assert line in suite.splitlines(), suite
+    assert suite.splitlines()[-2] == 'RED: 1 regressed figure(s)'
+
+    junit = ET.parse(red.path('suite', 'output', 'reports', 'junit.xml'))
+    [failure] = junit.getroot().iter('failure')
+    assert 'write_bw' in failure.text
+    # The failed judgement's stage directory is kept, with its job script
+    stage = red.path('suite', 'output', 'stage', 'anyhost', 'default',
+                     'builtin')
+    assert [p.name for p in stage.glob('AbsoluteCheck_*/rfm_job.sh')]
+    assert red.path('suite', 'output', 'reframe.log').exists()
+    assert red.patch_applies.returncode == 0, red.patch_applies.stderr
+
+
+def test_the_history_keeps_both_nights_and_shows_the_change(nights):
+    pipeline, green, red = nights
+    assert [s['UUID'] for s in red.sessions] == [
+        green.run_report()['session_info']['uuid'],
+        red.run_report()['session_info']['uuid']]
+    assert pipeline.history.exists()
+
+    with open(red.path('suite', 'output', 'ci', 'history.csv')) as fp:
+        rows = list(csv.DictReader(fp))
+    write = [r for r in rows if r['name'].startswith('DDSingleStream') and
+             r['pvar'] == 'write_bw']
+    assert write and write[0]['psamples (before)'] == '1'
+    tonight, before = (float(write[0][f'pval (mean) ({t})'])
+                       for t in ('tonight', 'before'))
+    change = float(write[0]['pdiff (%)'])
+    assert change == pytest.approx((tonight - before) / before * 100,
+                                   abs=0.01)
+    # The job log shows the same figure with its % change
+    assert re.search(rf'^ *{change:+.2f}% .* 1  DDSingleStream .*: '
+                     rf'write_bw$', red.job_log('suite'), re.M)
+    text = red.path('suite', 'output', 'ci', 'history.txt').read_text()
+    assert text in red.job_log('suite') + '\n'
+
+
+def test_only_schedules_and_web_runs_start_it(nights):
+    pipeline, _, _ = nights
+    for source, jobs in (('schedule', {'suite', 'report', 'rebaseline'}),
+                         ('web', {'suite', 'report', 'rebaseline'}),
+                         ('push', set())):
+        proc = pipeline.gcl('--list-json', source=source)
+        assert proc.returncode == 0, proc.stderr
+        listed = json.loads(proc.stdout[proc.stdout.index('['):])
+        assert {j['name'] for j in listed if j.get('when') != 'never'} \
+            == jobs, source
+
+
+def test_what_the_emulator_does_not_run_is_wired(nights):
+    '''resource_group, retry and the JUnit report, as GitLab will read them
+    (gitlab-ci-local validates but does not enforce them).'''
+    pipeline, _, _ = nights
+    proc = pipeline.gcl('--preview')
+    assert proc.returncode == 0, proc.stderr
+    jobs = yaml.safe_load(proc.stdout[proc.stdout.index('---'):])
+    suite = jobs['suite']
+    assert suite['resource_group'] == 'iogap-$IOGAP_SYSTEM'
+    assert suite['artifacts']['reports']['junit'] == \
+        'output/reports/junit.xml'
+    assert suite['artifacts']['when'] == 'always'
+    assert {'output/stage/', 'output/reframe.log', 'output/perflogs/',
+            'output/reports/', 'output/ci/'} <= \
+        set(suite['artifacts']['paths'])
+    for name in ('suite', 'report', 'rebaseline'):
+        job = jobs[name]
+        assert 'script_failure' not in job['retry']['when']
+        assert 'runner_system_failure' in job['retry']['when']
+        assert job['cache'][0]['key']['files'] == ['pyproject.toml']
+        assert job['cache'][0]['when'] == 'always'
+    for name in ('report', 'rebaseline'):
+        assert jobs[name]['needs'][0]['job'] == 'suite'
+        assert jobs[name]['needs'][0]['artifacts'] is True
+        assert {r.get('when') for r in jobs[name]['rules']} == {'always'}
