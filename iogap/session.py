@@ -4,10 +4,11 @@ for itself (one run at a time) and clears what killed runs left behind.
 '''
 
 import os
+import subprocess
 import sys
 
 from iogap.core import scratch
-from iogap.errors import ReferenceError
+from iogap.errors import IogapError, ReferenceError
 from iogap.judge import references
 
 #: Options with which reframe runs (or dry-runs) tests
@@ -54,6 +55,10 @@ def start(argv, system, output):
     if dry(argv):
         return
 
+    if any('slurm' in p['scheduler'] or p['scheduler'] == 'squeue'
+           for p in system['partitions']):
+        check_slurm()
+
     for root in roots:
         # A root this host cannot use is the jobs' to report (or to make)
         if os.path.isdir(root) and not scratch.problem(root):
@@ -61,6 +66,23 @@ def start(argv, system, output):
             swept = scratch.remove_leftovers(root)
             if swept:
                 print(swept, file=sys.stderr)
+
+
+def check_slurm():
+    '''Stop before any job when the Slurm controller does not answer: each
+    submission would otherwise wait for it in turn.'''
+    try:
+        proc = subprocess.run(['scontrol', 'ping'], capture_output=True,
+                              text=True, timeout=30)
+        answer = (proc.stdout + proc.stderr).strip().splitlines()
+        up = proc.returncode == 0 and answer and 'UP' in answer[0]
+    except (OSError, subprocess.TimeoutExpired) as err:
+        up, answer = False, [str(err)]
+
+    if not up:
+        said = '; '.join(answer[:2]) or 'no reply'
+        raise IogapError(f'the Slurm controller does not answer ({said}): '
+                         f'no job can be submitted')
 
 
 def file_handlers(argv, output):

@@ -21,96 +21,18 @@ node only the other core, so the core-spec variant reserves 1 core here
 (extras['core_spec_cores']; the study's 4 cannot fit a 2-core node).
 
 ReFrame's ``slurm`` backend polls ``sacct``, which needs slurmdbd; the
-local Slurm has ``AccountingStorageType=accounting_storage/none``
-(``sacct``: "Slurm accounting storage is disabled"), and the ``squeue``
-backend reports no exit code, which every check asserts. So this profile
-registers ``slurm-scontrol``: ReFrame's ``slurm`` backend (the same
-sbatch, job options, cancellation) whose poll reads ``scontrol show job``
-(state, exit code, end time, nodes; slurmctld keeps finished jobs for
-``MinJobAge=600`` s). Nothing else differs from a cluster's ``slurm``.
+local Slurm has none, so the profile uses the library's ``slurm-scontrol``
+backend (iogap.profile.slurm).
 '''
 
-import re
-
-import reframe.core.runtime as rt
-from reframe.core.backends import register_scheduler
-from reframe.core.exceptions import ConfigError, SpawnedProcessError
-from reframe.core.schedulers import slurm
-
 from iogap.profile import hostinfo
+from iogap.profile.slurm import SCONTROL
 
 HOSTNAMES = []
 
-#: The scheduler backend of this profile (see the module's docstring)
-SCHEDULER = 'slurm-scontrol'
-
-_FIELD = re.compile(r'\b(JobId|JobState|ExitCode|EndTime|NodeList)=(\S*)')
-
-
-class ScontrolSlurm(slurm.SlurmJobScheduler):
-    '''ReFrame's Slurm backend polling ``scontrol show job`` instead of
-    ``sacct`` (a Slurm without accounting storage).'''
-
-    def poll(self, *jobs):
-        jobs = [job for job in jobs if job is not None]
-        if not jobs:
-            return
-
-        with rt.temp_environment(env_vars={'SLURM_TIME_FORMAT': '%s'}):
-            try:
-                # All jobs at once (scontrol takes one id or none)
-                completed = slurm._run_strict('scontrol -o show job',
-                                              timeout=self._submit_timeout)
-                self._num_sacct_failures = 0
-            except SpawnedProcessError as err:
-                # As the slurm backend treats sacct: a few failures are
-                # warnings, then the error stops the test
-                self._num_sacct_failures += 1
-                if self._num_sacct_failures <= self._max_sacct_failures:
-                    self.log(f'scontrol failed ({self._num_sacct_failures}/'
-                             f'{self._max_sacct_failures}): {err.stderr}')
-                    return
-                raise
-
-        info = {}
-        for line in completed.stdout.splitlines():
-            fields = dict(_FIELD.findall(line))
-            if 'JobId' in fields:
-                info[fields['JobId']] = fields
-
-        self._update_state_count += 1
-        for job in jobs:
-            fields = info.get(job.jobid)
-            if fields is None:
-                # Purged after MinJobAge: it ended long ago
-                if job.state is None or not slurm.slurm_state_completed(
-                        job.state):
-                    job._state = 'CANCELLED' if job.is_cancelling \
-                        else 'COMPLETED'
-                continue
-
-            # 'CANCELLED by 0' in sacct is 'CANCELLED' here
-            job._state = fields.get('JobState', '')
-            if slurm.slurm_state_completed(job.state):
-                # Like sacct's exitcode field: the script's status, the
-                # killing signal (if any) being the part after the colon
-                code = fields.get('ExitCode', '0:0').split(':')[0]
-                job._exitcode = int(code) if code.isdigit() else None
-                self._update_completion_time(job, [fields.get('EndTime')])
-
-            node = fields.get('NodeList', '')
-            job._nodespec = '' if node == '(null)' else node
-
-        if not self._update_state_count % self._pending_job_reason_poll_freq:
-            self._cancel_if_blocked(jobs)
-
-        self._cancel_if_pending_too_long(jobs)
-
-
-try:
-    register_scheduler(SCHEDULER)(ScontrolSlurm)
-except ConfigError:
-    pass    # the configuration was loaded before in this process
+#: ReFrame's slurm backend polls sacct, which this Slurm (no accounting
+#: storage) refuses; the library's variant reads `scontrol show job`
+SCHEDULER = SCONTROL
 
 _root = hostinfo.scratch_root()
 _odirect, _odirect_reason = hostinfo.odirect_expected(_root)

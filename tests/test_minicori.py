@@ -27,7 +27,6 @@ SLURM_DIR = os.environ.get('IOGAP_SLURM_DIR', '/var/tmp/iogap-slurm')
 DAEMONS = ('munged', 'slurmctld', 'slurmd')
 
 
-
 def variant(name, **params):
     '''A -n pattern selecting the cases of check ``name`` with ``params``
     (whatever other parameters the family has, in any order).'''

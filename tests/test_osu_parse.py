@@ -289,8 +289,14 @@ def test_provider_finds_osu_in_its_libexec_layout(tmp_path, monkeypatch):
     found = install(view, SUBDIRS[0], 'osu_latency')
     assert find_tool(fake_test(str(view)), 'osu_latency', SUBDIRS) == \
         (found, f'spack-view:{found}')
+    # A view this host cannot see is trusted for a remote partition; one it
+    # sees is checked (an OS tool is an external, not in the view)
+    assert find_tool(fake_test('/remote/view', scheduler='slurm'), 'osu_bw',
+                     SUBDIRS)[0] == f'/remote/view/{SUBDIRS[0]}/osu_bw'
+    assert find_tool(fake_test(str(view), scheduler='slurm'), 'osu_latency',
+                     SUBDIRS)[0] == found
     assert find_tool(fake_test(str(view), scheduler='slurm'), 'osu_bw',
-                     SUBDIRS)[0] == f'{view}/{SUBDIRS[0]}/osu_bw'
+                     SUBDIRS)[0] == 'osu_bw'
 
 
 def test_os_tools_come_from_the_environment_externals(tmp_path):

@@ -31,6 +31,23 @@ def _print_summary(night, title, lines):
     print(text, end='', flush=True)
 
 
+def _history(night, report):
+    '''The comparison with the nights before; the summary's line on it.
+    Diagnostics only: a failure here must not hide the verdict.'''
+    try:
+        with open(report) as fp:
+            uuid = json.load(fp)['session_info']['uuid']
+        rows = history.compare(night, uuid)
+    except Exception as err:      # reported; the night is judged anyway
+        print(f'nightly: no history comparison: {err!r}')
+        rows = None
+    if rows is None:
+        return [f'history {night.results_db}: no comparison (see above)']
+    return [f'history {night.results_db}: {len(rows)} figures compared with '
+            f'the last {night.nights} days '
+            f'({shown(night.path("history.csv"))})']
+
+
 def suite():
     night = Night(os.environ)
     system = night.locate()
@@ -38,17 +55,8 @@ def suite():
           flush=True)
     returncode, report = night.run()
     night.hand_over(report)
-    lines = []
-    if report:
-        with open(report) as fp:
-            uuid = json.load(fp)['session_info'].get('uuid')
-        rows = history.compare(night, uuid) if uuid else None
-        if rows is not None:
-            lines.append(f'history {night.results_db}: {len(rows)} figures '
-                         f'compared with the last {night.nights} days '
-                         f'({shown(night.path("history.csv"))})')
-    found, red = verdict.judge(report,
-                               night.stdout, _reference_path(system),
+    lines = _history(night, report) if report else []
+    found, red = verdict.judge(report, night.stdout, _reference_path(system),
                                returncode)
     _print_summary(night, f'{system}, pipeline {night.extras["pipeline"]}, '
                    f'commit {night.extras["commit"][:12]}', lines + found)

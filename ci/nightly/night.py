@@ -11,6 +11,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 
+
 def shown(path):
     '''``path`` from the repository root when it is inside it.'''
     rel = os.path.relpath(path, ROOT)
@@ -78,7 +79,7 @@ class Night:
                 cmd, cwd=ROOT, env=self.environ(), text=True,
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as proc:
             for line in proc.stdout:
-                sys.stdout.write(line)
+                print(line, end='', flush=True)
                 log.write(line)
         new = sorted(set(self.reports()) - before, key=os.path.getmtime)
         return proc.returncode, (new[-1] if new else None)
@@ -88,7 +89,9 @@ class Night:
                                       'run-report-*.json'))
 
     def hand_over(self, report):
-        '''``night.env``: what the report and rebaseline jobs read.'''
+        '''``night.env``: what the report and rebaseline jobs read (the run
+        report from the project directory: theirs is another checkout).'''
+        report = shown(report) if report else ''
         with open(self.path('night.env'), 'w') as fp:
-            fp.write(f'IOGAP_RUN_REPORT={shlex.quote(report or "")}\n'
+            fp.write(f'IOGAP_RUN_REPORT={shlex.quote(report)}\n'
                      f'IOGAP_RESULTS_DB={shlex.quote(self.results_db)}\n')

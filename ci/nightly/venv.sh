@@ -15,7 +15,7 @@ if [ -x "$venv/bin/python" ] &&
 else
     echo "venv: building .venv from pyproject.toml (no cache for it yet)"
     rm -rf "$venv"
-    python3 -m venv "$venv"
+    "${IOGAP_PYTHON:-python3}" -m venv "$venv"
     "$venv/bin/python" -m pip install -q 'setuptools>=64' wheel -e '.[test,report]'
 fi
 

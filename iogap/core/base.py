@@ -170,10 +170,14 @@ class IogapTest(rfm.RunOnlyRegressionTest):
     def assert_exit_ok(self, tool):
         '''Sanity: the job exited 0; otherwise say how it ended and quote
         the first error line the tool or the guard printed.'''
+        # Tools run as labelled steps print their errors on stdout
+        text = self.read('stderr') + self.read('stdout')
+        ended = ended_by_scheduler(self.job)
+        if ended:
+            raise SanityError(f'{ended}: {first_error(text, tool)}')
+
         code = self.job.exitcode
         if code != 0:
-            # Tools run as labelled steps print their errors on stdout
-            text = self.read('stderr') + self.read('stdout')
             raise SanityError(f'{tool} {exit_status(code)}: '
                               f'{first_error(text, tool)}')
 
@@ -191,6 +195,19 @@ class IogapTest(rfm.RunOnlyRegressionTest):
                     lambda n=name: self.results[n][0], unit)
                 for name, (_, unit) in self.results.items()
             }
+
+
+#: Scheduler states of a job that did not end by itself
+ABNORMAL = {'CANCELLED': 'was cancelled', 'TIMEOUT': 'hit its time limit',
+            'NODE_FAIL': 'lost its node', 'OUT_OF_MEMORY': 'ran out of memory',
+            'PREEMPTED': 'was preempted', 'DEADLINE': 'missed its deadline'}
+
+
+def ended_by_scheduler(job):
+    '''How the scheduler ended ``job``, in words, or ``None``.'''
+    state = (getattr(job, 'state', None) or '').split()[0:1]
+    what = ABNORMAL.get(state[0]) if state else None
+    return f'the job {what} (Slurm state {state[0]})' if what else None
 
 
 def exit_status(code):

@@ -18,7 +18,8 @@ from reframe.core.builtins import (run_after, run_before, sanity_function,
 from reframe.core.exceptions import SanityError, SkipTestError
 
 from iogap.core import placement, steps
-from iogap.core.base import IogapTest, exit_status, feature
+from iogap.core.base import (IogapTest, ended_by_scheduler, exit_status,
+                             feature)
 from iogap.core.variants import CoreSpec, CpuBind
 from iogap.errors import IogapError
 from iogap.osu import parse
@@ -129,7 +130,8 @@ class OSUBase(IogapTest, CoreSpec, CpuBind):
 
     def check_exit(self, found):
         '''Sanity: the job exited 0; else say which run died and where.'''
-        if self.job.exitcode == 0:
+        ended = ended_by_scheduler(self.job)
+        if self.job.exitcode == 0 and not ended:
             return
 
         where, stop = ' before any OSU run', ''
@@ -140,8 +142,8 @@ class OSUBase(IogapTest, CoreSpec, CpuBind):
                 stop = (f' after printing sizes up to '
                         f'{tables[-1].sizes()[-1]} of {self.max_size} B')
 
-        raise SanityError(f'{self.benchmark} {exit_status(self.job.exitcode)}'
-                          f'{where}{stop}: '
+        how = ended or f'{self.benchmark} {exit_status(self.job.exitcode)}'
+        raise SanityError(f'{how}{where}{stop}: '
                           f'{parse.stderr_error(self.read("stderr"))}')
 
     @sanity_function

@@ -38,7 +38,10 @@ def find_tool(test, name, subdirs=('bin',), prefixes=(), what=None):
 
     stack = test.tools
     if stack.view:
-        path = _under(stack.view, subdirs, name, local)
+        # A view this host sees (shared file systems) is checked even for
+        # remote partitions: an OS tool is an external, not in the view
+        path = _under(stack.view, subdirs, name,
+                      local or os.path.isdir(stack.view))
         if path is not None:
             return path, f'{stack.provider}:{path}'
 

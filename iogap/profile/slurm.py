@@ -1,0 +1,87 @@
+'''A Slurm without accounting storage: ReFrame's ``slurm`` backend polls
+``sacct``, which then answers "Slurm accounting storage is disabled", and
+its ``squeue`` backend reports no exit code, which every check asserts.
+``slurm-scontrol`` is the ``slurm`` backend (the same sbatch, job options
+and cancellation) whose poll reads ``scontrol show job`` instead: state,
+exit code, end time, nodes (slurmctld keeps finished jobs ``MinJobAge``
+seconds, 300 by default). A profile imports this module and names
+:data:`SCONTROL` as its partitions' scheduler.
+'''
+
+import re
+
+import reframe.core.runtime as rt
+from reframe.core.backends import register_scheduler
+from reframe.core.exceptions import ConfigError, SpawnedProcessError
+from reframe.core.schedulers import slurm
+
+#: The backend's name, for a partition's ``scheduler``
+SCONTROL = 'slurm-scontrol'
+
+_FIELD = re.compile(r'\b(JobId|JobState|ExitCode|EndTime|NodeList)=(\S*)')
+
+
+class ScontrolSlurm(slurm.SlurmJobScheduler):
+    '''ReFrame's Slurm backend polling ``scontrol show job`` instead of
+    ``sacct`` (a Slurm without accounting storage).'''
+
+    def poll(self, *jobs):
+        jobs = [job for job in jobs if job is not None]
+        if not jobs:
+            return
+
+        with rt.temp_environment(env_vars={'SLURM_TIME_FORMAT': '%s'}):
+            try:
+                # All jobs at once (scontrol takes one id or none)
+                completed = slurm._run_strict('scontrol -o show job',
+                                              timeout=self._submit_timeout)
+                self._num_sacct_failures = 0
+            except SpawnedProcessError as err:
+                # As the slurm backend treats sacct: a few failures are
+                # warnings, then the error stops the test
+                self._num_sacct_failures += 1
+                if self._num_sacct_failures <= self._max_sacct_failures:
+                    self.log(f'scontrol failed ({self._num_sacct_failures}/'
+                             f'{self._max_sacct_failures}): {err.stderr}')
+                    return
+                raise
+
+        info = {}
+        for line in completed.stdout.splitlines():
+            fields = dict(_FIELD.findall(line))
+            if 'JobId' in fields:
+                info[fields['JobId']] = fields
+
+        self._update_state_count += 1
+        for job in jobs:
+            fields = info.get(job.jobid)
+            if fields is None:
+                # Purged after MinJobAge: it ended long ago
+                if job.state is None or not slurm.slurm_state_completed(
+                        job.state):
+                    job._state = 'CANCELLED' if job.is_cancelling \
+                        else 'COMPLETED'
+                continue
+
+            # 'CANCELLED by 0' in sacct is 'CANCELLED' here
+            job._state = fields.get('JobState', '')
+            if slurm.slurm_state_completed(job.state):
+                # Like sacct's exitcode field: the script's status, the
+                # killing signal (if any) being the part after the colon
+                code = fields.get('ExitCode', '0:0').split(':')[0]
+                job._exitcode = int(code) if code.isdigit() else None
+                self._update_completion_time(job, [fields.get('EndTime')])
+
+            node = fields.get('NodeList', '')
+            job._nodespec = '' if node == '(null)' else node
+
+        if not self._update_state_count % self._pending_job_reason_poll_freq:
+            self._cancel_if_blocked(jobs)
+
+        self._cancel_if_pending_too_long(jobs)
+
+
+try:
+    register_scheduler(SCONTROL)(ScontrolSlurm)
+except ConfigError:
+    pass    # the configuration was loaded before in this process
