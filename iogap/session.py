@@ -74,13 +74,14 @@ def check_slurm():
     try:
         proc = subprocess.run(['scontrol', 'ping'], capture_output=True,
                               text=True, timeout=30)
-        answer = (proc.stdout + proc.stderr).strip().splitlines()
+        answer = [line for line in (proc.stdout + proc.stderr).splitlines()
+                  if line.strip().strip('*')]
         up = proc.returncode == 0 and answer and 'UP' in answer[0]
     except (OSError, subprocess.TimeoutExpired) as err:
         up, answer = False, [str(err)]
 
     if not up:
-        said = '; '.join(answer[:2]) or 'no reply'
+        said = answer[0].strip() if answer else 'no reply'
         raise IogapError(f'the Slurm controller does not answer ({said}): '
                          f'no job can be submitted')
 

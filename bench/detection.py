@@ -1,0 +1,258 @@
+'''Detection power: the smallest regression each figure catches.
+
+    python bench/detection.py [--runs 10] [--levels 5,10,15,25,40] [-o DIR]
+
+Runs the suite on the generic profile (this host) with reframe's --repeat:
+two sets of clean runs, then runs with slowdowns injected for real through
+cgroup v1 -- blkio throttling of the scratch device for direct I/O, a CPU
+quota for CPU-bound figures (cached reads, small messages). The first clean
+set sets each figure's band with the re-baselining noise model
+(iogap.judge.rebaseline); the second counts its false alarms; every
+slowdown level counts how many runs the band flags. A method the machine
+lacks is skipped with its reason. Prints a table and writes it as JSON.
+The clean runs also give the spread of the generic findings (ratios).
+'''
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from iogap.judge import rebaseline   # noqa: E402
+from iogap.profile import hostinfo   # noqa: E402
+
+CGROUP = '/sys/fs/cgroup'
+NAME = 'iogap-bench'
+
+#: Figures judged, by the method that slows them: (check, params, var)
+FIGURES = {
+    'blkio': [('DDSingleStream', {'mode': 'direct'}, 'write_bw'),
+              ('DDSingleStream', {'mode': 'direct'}, 'read_once_bw')],
+    'cpu': [('DDSingleStream', {'mode': 'buffered'}, 'read_3x_bw'),
+            ('OSULatency', {}, 'latency_smallest')],
+}
+
+#: The generic profile's findings, ratios of the clean runs' figures
+FINDINGS = {
+    'cached_over_first_read_bw': (('buffered', 'read_3x_bw'),
+                                  ('buffered', 'read_once_bw')),
+    'direct_read_over_cached_read_bw': (('direct', 'read_once_bw'),
+                                        ('buffered', 'read_3x_bw')),
+    'dsync_over_direct_write_bw': (('dsync', 'write_bw'),
+                                   ('direct', 'write_bw')),
+    'buffered_over_dsync_write_bw': (('buffered', 'write_bw'),
+                                     ('dsync', 'write_bw')),
+}
+
+SELECT = ['-n', 'DDSingleStream.*%cpu_bind=default.*%darshan=off|'
+          'OSULatency.*%cpu_bind=default']
+CLEAN = SELECT[:1] + [SELECT[1] + '|DDSingleStream.*%cpu_bind=default.*'
+                      '%darshan=on.*%mode=direct']
+
+
+def methods(root):
+    '''``{method: reason it cannot run or None}`` on this machine.'''
+    found = {}
+    for method, knob in (('blkio', 'blkio.throttle.write_bps_device'),
+                         ('cpu', 'cpu.cfs_quota_us')):
+        path = os.path.join(CGROUP, method.split('.')[0], knob)
+        found[method] = None if os.access(path, os.W_OK) else \
+            f'{path} is not writable here (cgroup v1 {method} needed)'
+    if hostinfo.fs_type(root) in hostinfo.MEMORY_FS:
+        found['blkio'] = f'{root} is in memory: no device to throttle'
+    return found
+
+
+def cgroup(method, limits):
+    '''Make the bench's cgroup of one controller with ``limits``.'''
+    path = os.path.join(CGROUP, method, NAME)
+    os.makedirs(path, exist_ok=True)
+    for knob, value in limits.items():
+        with open(os.path.join(path, knob), 'w') as fp:
+            fp.write(str(value))
+    return path
+
+
+def run(tag, out, root, runs, select, groups=()):
+    '''``reframe --repeat runs`` inside ``groups``; the run report.'''
+    env = dict(os.environ, IOGAP_OUTPUT=os.path.join(out, tag),
+               IOGAP_SCRATCH=root, RFM_COLORIZE='n')
+
+    def enter():
+        for group in groups:
+            with open(os.path.join(group, 'cgroup.procs'), 'w') as fp:
+                fp.write(str(os.getpid()))
+
+    start = time.time()
+    subprocess.run([os.path.join(ROOT, '.venv', 'bin', 'reframe'), '-C',
+                    'reframe_config.py', *select, '--repeat', str(runs),
+                    '-r'],
+                   cwd=ROOT, env=env, preexec_fn=enter,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    reports = os.path.join(out, tag, 'reports')
+    [name] = os.listdir(reports)
+    print(f'{tag}: {runs} runs in {time.time() - start:.0f} s',
+          file=sys.stderr)
+    with open(os.path.join(reports, name)) as fp:
+        return json.load(fp)
+
+
+def values(report, check, params, var, darshan='off'):
+    '''A figure's value in every repetition of a case, in run order.'''
+    found = []
+    for tc in report['runs'][0]['testcases']:
+        if tc['name'].split()[0] != check or tc['result'] != 'pass' or \
+                tc.get('darshan', 'off') != darshan or \
+                any(tc.get(k) != v for k, v in params.items()):
+            continue
+        found += [v[0] for k, v in tc['perfvalues'].items()
+                  if k.endswith(f':{var}')]
+    return found
+
+
+def flagged(value, ref, tol, better_high):
+    return value < ref * (1 - tol) if better_high else \
+        value > ref * (1 + tol)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--runs', type=int, default=10)
+    parser.add_argument('--levels', default='5,10,15,25,40',
+                        help='slowdowns in percent')
+    parser.add_argument('-o', '--out', default=tempfile.mkdtemp(
+        prefix='iogap-bench-'))
+    args = parser.parse_args()
+    root = hostinfo.scratch_root()
+    os.makedirs(root, exist_ok=True)
+    available = methods(root)
+    for method, why in available.items():
+        if why:
+            print(f'{method}: skipped: {why}', file=sys.stderr)
+
+    first = run('clean-a', args.out, root, args.runs, CLEAN)
+    second = run('clean-b', args.out, root, args.runs, CLEAN)
+    table, results = [], {'runs': args.runs, 'methods': available}
+    for method, figures in FIGURES.items():
+        if available[method]:
+            continue
+        for check, params, var in figures:
+            clean = values(first, check, params, var)
+            cv = rebaseline.spread(clean)
+            tol, detects = rebaseline.band(cv)
+            high = var.endswith('_bw')
+            ref = statistics.median(clean)
+            false = sum(flagged(v, ref, tol, high)
+                        for v in values(second, check, params, var))
+            table.append({'figure': f'{check} {params} {var}', 'method':
+                          method, 'cv': cv, 'band': tol, 'model_detects':
+                          detects, 'false_alarms': false, 'caught': {},
+                          'ref': ref, 'high': high})
+
+    for level in [int(x) for x in args.levels.split(',')]:
+        slow = level / 100
+        for method in ('blkio', 'cpu'):
+            rows = [r for r in table if r['method'] == method]
+            if not rows:
+                continue
+            groups = [limit(method, slow, rows, root)]
+            report = run(f'{method}-{level}', args.out, root, args.runs,
+                         SELECT, groups)
+            os.rmdir(groups[0])
+            for row in rows:
+                check, params, var = next(
+                    f for f in FIGURES[method]
+                    if f'{f[0]} {f[1]} {f[2]}' == row['figure'])
+                got = values(report, check, params, var)
+                row['caught'][level] = sum(
+                    flagged(v, row['ref'], row['band'], row['high'])
+                    for v in got)
+
+    for row in table:
+        caught = [lvl for lvl, n in sorted(row['caught'].items())
+                  if n >= 0.9 * args.runs]
+        row['smallest_caught'] = caught[0] if caught else None
+
+    results['figures'] = table
+    results['findings'] = findings(first, second)
+    with open(os.path.join(args.out, 'detection.json'), 'w') as fp:
+        json.dump(results, fp, indent=1)
+    print_table(results, args.runs)
+
+
+def limit(method, slow, rows, root):
+    '''The cgroup that slows ``method``'s figures by ``slow``.'''
+    if method == 'blkio':
+        dev = os.stat(root).st_dev
+        device = f'{os.major(dev)}:{os.minor(dev)}'
+        write = next(r['ref'] for r in rows if r['figure'].endswith(
+            'write_bw'))
+        read = next(r['ref'] for r in rows if r['figure'].endswith(
+            'read_once_bw'))
+        return cgroup('blkio', {
+            'blkio.throttle.write_bps_device':
+                f'{device} {int(write * 1e6 * (1 - slow))}',
+            'blkio.throttle.read_bps_device':
+                f'{device} {int(read * 1e6 * (1 - slow))}'})
+
+    # Two ranks poll for the small-message latency: both CPUs, less slow
+    cpus = len(os.sched_getaffinity(0))
+    return cgroup('cpu', {'cpu.cfs_period_us': 100000,
+                          'cpu.cfs_quota_us': int(100000 * cpus *
+                                                  (1 - slow))})
+
+
+def findings(*reports):
+    '''Spread of the generic findings over every clean run.'''
+    found = {}
+    for name, ((nmode, nvar), (dmode, dvar)) in FINDINGS.items():
+        ratios = []
+        for report in reports:
+            num = values(report, 'DDSingleStream', {'mode': nmode}, nvar)
+            den = values(report, 'DDSingleStream', {'mode': dmode}, dvar)
+            ratios += [n / d for n, d in zip(num, den)]
+        found[name] = {'min': min(ratios), 'median': statistics.median(
+            ratios), 'max': max(ratios), 'runs': len(ratios)}
+    for name, var in (('darshan_over_bare_dd_direct_write_bw', 'write_bw'),):
+        ratios = []
+        for report in reports:
+            on = values(report, 'DDSingleStream', {'mode': 'direct'}, var,
+                        darshan='on')
+            off = values(report, 'DDSingleStream', {'mode': 'direct'}, var)
+            ratios += [a / b for a, b in zip(on, off)]
+        found[name] = {'min': min(ratios), 'median': statistics.median(
+            ratios), 'max': max(ratios), 'runs': len(ratios)}
+    return found
+
+
+def print_table(results, runs):
+    print(f'| figure | slowed by | noise (CV) | band | false alarms '
+          f'(of {runs}) | caught at each slowdown | smallest caught in '
+          f'9/10 | model says |')
+    print('|---|---|---|---|---|---|---|---|')
+    for r in results['figures']:
+        caught = ', '.join(f'{lvl}%: {n}' for lvl, n in r['caught'].items())
+        smallest = f'{r["smallest_caught"]}%' if r['smallest_caught'] \
+            else 'none tried'
+        guard = 'guards nothing' if r['band'] > rebaseline.MAX_TOLERANCE \
+            else f'{r["model_detects"]:.0%}'
+        print(f'| {r["figure"]} | {r["method"]} | {r["cv"]:.1%} | '
+              f'{r["band"]:.0%} | {r["false_alarms"]} | {caught} | '
+              f'{smallest} | {guard} |')
+    print()
+    print('| finding (ratio) | min | median | max | runs |')
+    print('|---|---|---|---|---|')
+    for name, f in results['findings'].items():
+        print(f'| {name} | {f["min"]:.3g} | {f["median"]:.3g} | '
+              f'{f["max"]:.3g} | {f["runs"]} |')
+
+
+if __name__ == '__main__':
+    main()
