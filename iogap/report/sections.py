@@ -4,8 +4,8 @@ import json
 import os
 from dataclasses import dataclass, field
 
-from iogap.report import (plot_dd, plot_history, plot_ior, plot_judge,
-                          plot_osu, plot_sweep, study, style)
+from iogap.report import (plot_darshan, plot_dd, plot_history, plot_ior,
+                          plot_judge, plot_osu, plot_sweep, study, style)
 from iogap.report.load import JUDGEMENTS, latest
 
 
@@ -45,7 +45,10 @@ SECTIONS = [
     Section('ratios', '5. Judgements: ratios, fits and absolute references',
             JUDGEMENTS, plot_judge.draw,
             'a reference/<system>.yaml with entries for the system'),
-    Section('history', '6. History across nights', (), plot_history.draw,
+    Section('darshan', '6. Darshan: what reached the file system',
+            ('DDSingleStream', 'IORBench', 'MDTestBench'), plot_darshan.draw,
+            'their darshan=on cases, on +darshan partitions'),
+    Section('history', '7. History across nights', (), plot_history.draw,
             'two or more sessions of a system: --db, or several reports'),
 ]
 
