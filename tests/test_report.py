@@ -358,3 +358,20 @@ def test_real_png_files(tmp_path):
         assert data.startswith(PNG) and width >= 1000 and height >= 150
     assert 'data:image/png;base64,' in (tmp_path / 'out' /
                                          'index.html').read_text()
+
+
+def test_darshan_section_draws_every_instrumented_case(tmp_path, data):
+    '''A real run of darshan=on cases: I/O time per module and the dominant
+    access size, one bar per case.'''
+    out = tmp_path / 'page'
+    proc = subprocess.run([sys.executable, '-m', 'iogap.report',
+                           data('report', 'darshan-run-report.json'),
+                           '-o', str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    manifest = json.loads((out / 'figures.json').read_text())
+    [darshan] = [s for s in manifest['sections'] if s['key'] == 'darshan']
+    [figure] = darshan['figures']
+    times, sizes = figure['panels']
+    assert times['title'] == 'Darshan I/O time per module'
+    assert set(times['series']) >= {'POSIX', 'MPI-IO'}
+    assert 'access size' in sizes['title'] and sizes['xscale'] == 'log'

@@ -21,7 +21,7 @@ from reframe.core.exceptions import SanityError, SkipTestError
 from iogap.core import registry, stats
 from iogap.core.base import runs_on
 from iogap.errors import IogapError
-from iogap.judge import references
+from iogap.judge import references, schema
 
 
 class Judgement(rfm.RunOnlyRegressionTest):
@@ -185,7 +185,7 @@ class FitCheck(Judgement):
         return self.fit['provenance']
 
     def judged(self, figures):
-        _, factor = references.AXES[self.fit['over']]
+        _, factor = schema.AXES[self.fit['over']]
         xs = [params[self.fit['over']] * factor
               for _, _, params in self.cases()]
         ys = [f[self.fit['var']] for f in figures]

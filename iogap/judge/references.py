@@ -1,8 +1,8 @@
 '''Reference store: ``reference/<system>.yaml``, checked before any job.
 
-Four lists and a count. ``absolute``: one figure of the test cases a partition runs
-(``params`` select them; parameters left out match any value, the most
-specific entry wins). ``ratios``: one figure divided by another
+Four lists and a count. ``absolute``: one figure of the test cases a
+partition runs (``params`` select them; parameters left out match any
+value, the most specific entry wins). ``ratios``: one figure divided by another
 (parameters left out take their default). ``fits``: a statistic (r2,
 slope, intercept) of a figure against a swept parameter. ``unjudged``:
 figures re-baselining found too noisy to judge, kept on record.
@@ -10,7 +10,7 @@ figures re-baselining found too noisy to judge, kept on record.
 judged entry carries ``ref: [value, lower, upper]`` (relative bounds as in
 ReFrame, ``null`` for one-sided), its ``unit`` and its ``provenance``.
 
-The file's shape is a JSON schema; its meaning (families, parameters,
+The file's shape is a JSON schema (iogap.judge.schema); its meaning (families, parameters,
 figures and units, partitions that generate the case, duplicates) is
 checked here. Every error names file, line, key and value in one line.
 '''
@@ -26,113 +26,7 @@ from iogap import profile
 from iogap.core import registry
 from iogap.core.base import runs_on
 from iogap.errors import ReferenceError
-
-#: Statistics a fit judges, with the unit each takes (``{y}``, ``{x}``: the
-#: figure's and the swept parameter's units)
-FIT_STATS = {'r2': 'r2', 'slope': '{y}/{x}', 'intercept': '{y}'}
-
-#: Swept parameters a fit may run over: unit and factor from the
-#: parameter's own unit
-AXES = {'cpu_freq': ('GHz', 1e-6)}
-
-_NUM = {'type': 'number'}
-_BOUND = {'type': ['number', 'null']}
-_CASE = {'test': {'type': 'string'}, 'partition': {'type': 'string'},
-         'params': {'type': 'object'}, 'var': {'type': 'string'}}
-_JUDGED = {'ref': {'type': 'array', 'items': [_NUM, _BOUND, _BOUND],
-                   'minItems': 3, 'maxItems': 3},
-           'unit': {'type': 'string'}, 'provenance': {'type': 'string',
-                                                      'minLength': 1},
-           'noise': {'type': 'object'}}
-
-
-def _entry(required, **props):
-    return {'type': 'object', 'additionalProperties': False,
-            'required': required, 'properties': props}
-
-
-_SIDE = _entry(['test', 'partition', 'var'], **_CASE)
-SCHEMA = {
-    'type': 'object', 'additionalProperties': False, 'required': ['system'],
-    'properties': {
-        'system': {'type': 'string'},
-        'absolute': {'type': ['array', 'null'], 'items': _entry(
-            ['test', 'partition', 'var', 'ref', 'unit', 'provenance'],
-            **_CASE, **_JUDGED)},
-        'ratios': {'type': ['array', 'null'], 'items': _entry(
-            ['name', 'numerator', 'denominator', 'ref', 'unit',
-             'provenance'], name={'type': 'string'}, numerator=_SIDE,
-            denominator=_SIDE, **_JUDGED)},
-        'fits': {'type': ['array', 'null'], 'items': _entry(
-            ['name', 'test', 'partition', 'over', 'var', 'stat', 'ref',
-             'unit', 'provenance'], name={'type': 'string'},
-            over={'enum': list(AXES)}, stat={'enum': list(FIT_STATS)},
-            **_CASE, **_JUDGED)},
-        'unjudged': {'type': ['array', 'null'], 'items': _entry(
-            ['test', 'partition', 'var', 'reason'], reason={'type': 'string'},
-            **_CASE)},
-        # What a whole night skips on this system (the nightly pipeline
-        # fails when more cases skip, or any because a tool vanished)
-        'expected_skips': {'type': 'integer', 'minimum': 0},
-    },
-}
-
-
-class _Loader(yaml.SafeLoader):
-    '''YAML with the line of every mapping and list item kept.'''
-
-
-class Lines(dict):
-    line, key_lines = 0, {}
-
-
-class LineList(list):
-    line, item_lines = 0, []
-
-
-def _mapping(loader, node):
-    data = Lines()
-    data.line, data.key_lines = node.start_mark.line + 1, {}
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        if key in data:
-            raise ReferenceError(f'{loader.name}:{key_node.start_mark.line + 1}'
-                                 f': {key}: duplicate key')
-        data[key] = loader.construct_object(value_node, deep=True)
-        data.key_lines[key] = key_node.start_mark.line + 1
-
-    return data
-
-
-def _sequence(loader, node):
-    data = LineList(loader.construct_object(n, deep=True) for n in node.value)
-    data.line = node.start_mark.line + 1
-    data.item_lines = [n.start_mark.line + 1 for n in node.value]
-    return data
-
-
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
-                        _mapping)
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG,
-                        _sequence)
-
-
-def _line(data, path):
-    '''The line of the deepest node of ``path`` that has one.'''
-    line = getattr(data, 'line', 0)
-    node = data
-    for key in path:
-        if isinstance(node, Lines) and key in node:
-            line = node.key_lines.get(key, line)
-        elif isinstance(node, LineList) and isinstance(key, int) and \
-                key < len(node):
-            line = node.item_lines[key]
-        else:
-            break
-        node = node[key]
-
-    return line
-
+from iogap.judge import lines, schema
 
 class File:
     '''A checked reference file: its entries and where each one is.'''
@@ -143,9 +37,7 @@ class File:
         with open(path) as fp:
             text = fp.read()
         try:
-            loader = _Loader(text)
-            loader.name = path
-            self.data = loader.get_single_data()
+            self.data = lines.load(path, text)
         except yaml.YAMLError as err:
             mark = getattr(err, 'problem_mark', None)
             raise ReferenceError(f'{path}:{mark.line + 1 if mark else 1}: '
@@ -156,7 +48,7 @@ class File:
             raise ReferenceError(f'{path}:1: the file is empty (give at '
                                  f'least system: {system})')
 
-        error = next(iter(sorted(jsonschema.Draft7Validator(SCHEMA)
+        error = next(iter(sorted(jsonschema.Draft7Validator(schema.SCHEMA)
                                  .iter_errors(self.data),
                                  key=lambda e: list(e.absolute_path))), None)
         if error is not None:
@@ -167,7 +59,7 @@ class File:
                                   f'file is for system {system!r}')
 
         for key in ('absolute', 'ratios', 'fits', 'unjudged'):
-            self.data[key] = self.data.get(key) or LineList()
+            self.data[key] = self.data.get(key) or lines.LineList()
 
         #: Entries whose cases need a feature this host lacks
         self.absent = set()
@@ -176,7 +68,7 @@ class File:
     def fail(self, path, message):
         key = '.'.join(f'[{k}]' if isinstance(k, int) else str(k)
                        for k in path).replace('.[', '[')
-        raise ReferenceError(f'{self.path}:{_line(self.data, path)}: '
+        raise ReferenceError(f'{self.path}:{lines.line_of(self.data, path)}: '
                              f'{key}: {message}')
 
     def _check(self):
@@ -188,7 +80,7 @@ class File:
             key = _key(entry)
             if key in seen:
                 self.fail(where, f'duplicates the entry on line {seen[key]}')
-            seen[key] = _line(self.data, where)
+            seen[key] = lines.line_of(self.data, where)
 
         names = {}
         for kind in ('ratios', 'fits'):
@@ -197,7 +89,7 @@ class File:
                 if entry['name'] in names:
                     self.fail(where + ['name'], f'{entry["name"]!r} is '
                               f'already used on line {names[entry["name"]]}')
-                names[entry['name']] = _line(self.data, where)
+                names[entry['name']] = lines.line_of(self.data, where)
                 if kind == 'ratios':
                     for side in ('numerator', 'denominator'):
                         self._case(where + [side], entry[side])
@@ -284,8 +176,8 @@ class File:
             self.fail(where + ['params'], f'fixes {entry["over"]}, the '
                       f'parameter the fit runs over')
 
-        unit = FIT_STATS[entry['stat']].format(y=fig.unit,
-                                              x=AXES[entry['over']][0])
+        unit = schema.FIT_STATS[entry['stat']].format(
+            y=fig.unit, x=schema.AXES[entry['over']][0])
         self._judged(where, entry, unit)
 
     def entries(self, kind):

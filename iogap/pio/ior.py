@@ -10,7 +10,6 @@ iterations, bytes) and against the harness's clock and the bytes on disk.
 
 from reframe.core.builtins import (parameter, run_after, run_before,
                                    sanity_function, variable)
-
 from reframe.core.exceptions import SkipTestError
 
 from iogap.core import darshan, registry, steps

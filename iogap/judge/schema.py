@@ -1,0 +1,51 @@
+'''The shape of a reference file, as a JSON schema; what a fit may judge.'''
+
+#: Statistics a fit judges, with the unit each takes (``{y}``, ``{x}``: the
+#: figure's and the swept parameter's units)
+FIT_STATS = {'r2': 'r2', 'slope': '{y}/{x}', 'intercept': '{y}'}
+
+#: Swept parameters a fit may run over: unit and factor from the
+#: parameter's own unit
+AXES = {'cpu_freq': ('GHz', 1e-6)}
+
+_NUM = {'type': 'number'}
+_BOUND = {'type': ['number', 'null']}
+_CASE = {'test': {'type': 'string'}, 'partition': {'type': 'string'},
+         'params': {'type': 'object'}, 'var': {'type': 'string'}}
+_JUDGED = {'ref': {'type': 'array', 'items': [_NUM, _BOUND, _BOUND],
+                   'minItems': 3, 'maxItems': 3},
+           'unit': {'type': 'string'}, 'provenance': {'type': 'string',
+                                                      'minLength': 1},
+           'noise': {'type': 'object'}}
+
+
+def _entry(required, **props):
+    return {'type': 'object', 'additionalProperties': False,
+            'required': required, 'properties': props}
+
+
+_SIDE = _entry(['test', 'partition', 'var'], **_CASE)
+SCHEMA = {
+    'type': 'object', 'additionalProperties': False, 'required': ['system'],
+    'properties': {
+        'system': {'type': 'string'},
+        'absolute': {'type': ['array', 'null'], 'items': _entry(
+            ['test', 'partition', 'var', 'ref', 'unit', 'provenance'],
+            **_CASE, **_JUDGED)},
+        'ratios': {'type': ['array', 'null'], 'items': _entry(
+            ['name', 'numerator', 'denominator', 'ref', 'unit',
+             'provenance'], name={'type': 'string'}, numerator=_SIDE,
+            denominator=_SIDE, **_JUDGED)},
+        'fits': {'type': ['array', 'null'], 'items': _entry(
+            ['name', 'test', 'partition', 'over', 'var', 'stat', 'ref',
+             'unit', 'provenance'], name={'type': 'string'},
+            over={'enum': list(AXES)}, stat={'enum': list(FIT_STATS)},
+            **_CASE, **_JUDGED)},
+        'unjudged': {'type': ['array', 'null'], 'items': _entry(
+            ['test', 'partition', 'var', 'reason'], reason={'type': 'string'},
+            **_CASE)},
+        # What a whole night skips on this system (the nightly pipeline
+        # fails when more cases skip, or any because a tool vanished)
+        'expected_skips': {'type': 'integer', 'minimum': 0},
+    },
+}
