@@ -2,6 +2,9 @@
 
     python bench/detection.py [--runs 10] [--levels 5,10,15,25,40] [-o DIR]
 
+Given the -o of an interrupted benchmark, it resumes: finished runs are
+reused.
+
 Runs the suite on the generic profile (this host) with reframe's --repeat:
 two sets of clean runs, then runs with slowdowns injected for real through
 cgroup v1 -- blkio throttling of the scratch device for direct I/O, a CPU
@@ -86,7 +89,14 @@ def cgroup(method, limits):
 
 
 def run(tag, out, root, runs, select, groups=()):
-    '''``reframe --repeat runs`` inside ``groups``; the run report.'''
+    '''``reframe --repeat runs`` inside ``groups``; the run report. A tag
+    whose report ``out`` already holds is reused: an interrupted benchmark
+    resumes where it stopped when given the same ``-o``.'''
+    reports = os.path.join(out, tag, 'reports')
+    if os.path.isdir(reports) and os.listdir(reports):
+        print(f'{tag}: reusing {reports}', file=sys.stderr)
+        return load(reports)
+
     env = dict(os.environ, IOGAP_OUTPUT=os.path.join(out, tag),
                IOGAP_SCRATCH=root, RFM_COLORIZE='n')
 
@@ -101,10 +111,13 @@ def run(tag, out, root, runs, select, groups=()):
                     str(runs), '-r'],
                    cwd=ROOT, env=env, preexec_fn=enter,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    reports = os.path.join(out, tag, 'reports')
-    [name] = os.listdir(reports)
     print(f'{tag}: {runs} runs in {time.time() - start:.0f} s',
           file=sys.stderr)
+    return load(reports)
+
+
+def load(reports):
+    [name] = os.listdir(reports)
     with open(os.path.join(reports, name)) as fp:
         return json.load(fp)
 

@@ -35,8 +35,8 @@ def pick(scripts, name, part, **params):
 
 
 def base(**params):
-    return dict(dict(core_spec=0, cpu_bind='default', memory='default'),
-                **params)
+    return dict(dict(core_spec=0, cpu_bind='default', memory='default',
+                     darshan='off'), **params)
 
 
 @pytest.mark.parametrize('part', ['haswell', 'knl'])

@@ -15,8 +15,8 @@ pytestmark = pytest.mark.reframe
 @pytest.fixture(scope='module')
 def run(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp('dd')
-    return run_reframe(tmp_path, '-n', '^DDSingleStream', '-S', 'count=64',
-                       '-r')
+    return run_reframe(tmp_path, '-n', '^DDSingleStream', '-x', 'darshan=on',
+                       '-S', 'count=64', '-r')
 
 
 def test_every_case_passes(run):
@@ -69,7 +69,8 @@ def fake_dd(tmp_path, body):
             'PATH': f'{bindir}:{os.environ["PATH"]}'}
 
 
-ONE = ('-n', 'DDSingleStream.*%cpu_bind=default.*%mode=buffered', '-S',
+ONE = ('-n', 'DDSingleStream.*%cpu_bind=default.*%mode=buffered',
+       '-x', 'darshan=on', '-S',
        'count=8', '-S', 'repetitions=1')
 
 

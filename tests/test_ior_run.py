@@ -14,8 +14,8 @@ pytestmark = [pytest.mark.reframe, needs_tools]
 SELECTION = ['IORBench%core_spec=0%cpu_bind=default.*%procs_per_node=2',
              'IORCollective%core_spec=0%cpu_bind=default',
              'MDTestBench%core_spec=0%cpu_bind=default.*%procs_per_node=2']
-ONE = ('IORBench%core_spec=0%cpu_bind=default.*%procs_per_node=2'
-       '%layout=ssf%api=POSIX%mode=buffered')
+ONE = ('-n', 'IORBench%core_spec=0%cpu_bind=default.*%procs_per_node=2'
+       '%layout=ssf%api=POSIX%mode=buffered', '-x', 'darshan=on')
 
 
 def names(*patterns):
@@ -25,7 +25,7 @@ def names(*patterns):
 @pytest.fixture(scope='module')
 def run(tmp_path_factory):
     return run_reframe(tmp_path_factory.mktemp('ior'), *names(*SELECTION),
-                       '-r')
+                       '-x', 'darshan=on', '-r')
 
 
 def test_every_case_passes_with_the_spack_built_ior(run):
@@ -97,7 +97,7 @@ for a in "$@"; do
   [ "$prev" = -G ] && [ $read = 1 ] && a=$((a + 1))
   args+=("$a"); prev=$a
 done''')
-    run = run_reframe(tmp_path, '-n', ONE, '-S', 'block_size=64m', '-r',
+    run = run_reframe(tmp_path, *ONE, '-S', 'block_size=64m', '-r',
                       env=env)
     [tc] = run.testcases()
     assert tc['result'] == 'fail'
@@ -109,14 +109,14 @@ done''')
 def test_a_read_that_did_not_run_fails(tmp_path):
     env = wrapper(tmp_path, 'args=("$@")\n'
                   'for a in "$@"; do [ "$a" = -r ] && exit 0; done')
-    run = run_reframe(tmp_path, '-n', ONE, '-r', env=env)
+    run = run_reframe(tmp_path, *ONE, '-r', env=env)
     [tc] = run.testcases()
     assert tc['result'] == 'fail'
     assert 'no IOR result for read' in tc['fail_reason']
 
 
 def test_bad_sizes_are_one_line(tmp_path):
-    run = run_reframe(tmp_path, '-n', ONE, '-S', 'block_size=10m', '-S',
+    run = run_reframe(tmp_path, *ONE, '-S', 'block_size=10m', '-S',
                       'transfer_size=3m', '-r')
     [tc] = run.testcases()
     assert tc['fail_phase'] == 'setup'
@@ -128,7 +128,7 @@ def test_a_view_without_ior_skips_naming_it(tmp_path):
     (tmp_path / 'empty').mkdir()
     path = [d for d in os.environ['PATH'].split(os.pathsep)
             if not os.path.exists(os.path.join(d, 'ior'))]
-    run = run_reframe(tmp_path, '-n', ONE, '-r',
+    run = run_reframe(tmp_path, *ONE, '-r',
                       env={'IOGAP_SPACK_VIEW': str(tmp_path / 'empty'),
                            'PATH': os.pathsep.join(path)})
     [tc] = run.testcases()

@@ -28,8 +28,10 @@ K_SIGMA = 3.0
 #: z of the 90th percentile: a drop of band + Z90 sigma is caught 9 in 10
 Z90 = 1.2816
 
-#: Narrowest band: clocks and rounding wobble by a percent or two
-MIN_TOLERANCE = 0.03
+#: Narrowest band: one session's runs do not show the drift from night to
+#: night, up to ~10 % on a quiet VM (bench/detection.py: a direct read with
+#: 2 % spread in one session flagged 4 runs of 10 in the next)
+MIN_TOLERANCE = 0.10
 
 #: Widest band that still guards something
 MAX_TOLERANCE = 0.5

@@ -258,6 +258,7 @@ def main(argv=None):
         if spack is None:
             raise SpackError('no Spack: set IOGAP_SPACK_ROOT or put spack '
                              'on PATH')
+        mirror_url()  # a wrong setting is named even when the view is reused
         for env in envs.values():
             env.build(spack, say)
     except (SpackError, IogapError, OSError) as err:
