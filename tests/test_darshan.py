@@ -11,8 +11,6 @@ from reframe.core.exceptions import SanityError
 from conftest import cases, needs_tools, perf, run_reframe
 from iogap.core import darshan
 
-pytest.importorskip('darshan', reason='pydarshan (pip install darshan)')
-
 MiB = 2**20
 
 

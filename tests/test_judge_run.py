@@ -14,13 +14,16 @@ from conftest import ROOT, cases, run_reframe
 
 pytestmark = pytest.mark.reframe
 
-DD = ['-x', 'darshan=on', '-S', 'DDSingleStream.count=32', '-S', 'DDSingleStream.repetitions=3']
+DD = ['-x', 'darshan=on', '-S', 'DDSingleStream.count=32', '-S',
+      'DDSingleStream.repetitions=3']
 RATIO = {'name': 'dsync_over_direct_write_bw',
          'numerator': {'test': 'DDSingleStream', 'partition': 'default',
                        'params': {'mode': 'dsync'}, 'var': 'write_bw'},
          'denominator': {'test': 'DDSingleStream', 'partition': 'default',
                          'params': {'mode': 'direct'}, 'var': 'write_bw'},
-         'ref': [1.0, None, 0.0], 'unit': 'ratio', 'provenance': 'test'}
+         # the generic profile's bound: at 32 MiB dsync and direct writes
+         # are close enough for either to win a run
+         'ref': [1.0, None, 0.25], 'unit': 'ratio', 'provenance': 'test'}
 
 
 def refdir(tmp_path, **lists):

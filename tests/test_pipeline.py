@@ -350,7 +350,8 @@ def test_the_history_keeps_both_nights_and_shows_the_change(nights):
     assert change == pytest.approx((tonight - before) / before * 100,
                                    abs=0.01)
     # The job log shows the same figure with its % change
-    assert re.search(rf'^ *{change:+.2f}% .* 1  DDSingleStream .*: '
+    assert re.search(rf'^ *{re.escape(f"{change:+.2f}")}% .* 1  '
+                     rf'DDSingleStream .*: '
                      rf'write_bw$', red.job_log('suite'), re.M)
     text = red.path('suite', 'output', 'ci', 'history.txt').read_text()
     assert text in red.job_log('suite') + '\n'
