@@ -60,7 +60,10 @@ def start(argv, system, output):
         check_slurm()
 
     for root in roots:
-        # A root this host cannot use is the jobs' to report (or to make)
+        made = scratch.create(root)
+        if made:
+            print(made, file=sys.stderr)
+        # A root this host cannot use is the jobs' to report
         if os.path.isdir(root) and not scratch.problem(root):
             scratch.lock_run(root, 'scratch root')
             swept = scratch.remove_leftovers(root)

@@ -53,10 +53,35 @@ def check_rules(root):
                            f'/var/tmp/iogap-$USER ({_FIX})')
 
 
+def create(root):
+    '''Make a missing ``root`` the suite's own (its parent must exist);
+    returns the line that says so, or ``None`` when nothing was made.'''
+    check_rules(root)
+    if os.path.lexists(root) or not os.path.isdir(os.path.dirname(
+            os.path.normpath(root))):
+        return None
+
+    try:
+        os.mkdir(root, 0o700)
+    except FileExistsError:
+        return None     # another run made it first
+    except OSError as err:
+        raise ScratchError(f'scratch root {root} does not exist and cannot '
+                           f'be created ({err.strerror}): {_FIX}') from None
+
+    with open(os.path.join(root, MARKER), 'w'):
+        pass
+
+    return f'iogap: created scratch root {root}, marked {MARKER} as the suite\'s'
+
+
 def problem(root):
     '''Why ``root`` cannot be used now, or ``None``.'''
     if not os.path.exists(root):
-        return f'scratch root {root} does not exist: mkdir -p {root}'
+        parent = os.path.dirname(os.path.normpath(root))
+        return (f'scratch root {root} does not exist, nor does its parent '
+                f'{parent}: mkdir -p {root}' if not os.path.isdir(parent)
+                else f'scratch root {root} does not exist: mkdir -p {root}')
     if not os.path.isdir(root):
         return f'scratch root {root} is not a directory'
     if os.stat(root).st_uid != os.geteuid():
@@ -169,6 +194,13 @@ def job_guard(root, tag, watch_pid=None, io_lock=False):
         'set -o errexit -o pipefail',
         f'iogap_root={shlex.quote(root)}',
         'iogap_fail() { echo "iogap: $*" >&2; exit 3; }',
+        # A root missing on this node is made the suite's, as on the host
+        # reframe runs on, when its parent is there
+        'if [ ! -e "$iogap_root" ] && [ -d "$(dirname "$iogap_root")" ] && '
+        'mkdir -m 700 "$iogap_root" 2>/dev/null; then',
+        f'  : > "$iogap_root/{MARKER}"; echo "iogap: created scratch root '
+        f'$iogap_root, marked {MARKER} as the suite\'s" >&2',
+        'fi',
         '[ -e "$iogap_root" ] || iogap_fail "scratch root $iogap_root does '
         'not exist"',
         '[ -d "$iogap_root" ] || iogap_fail "scratch root $iogap_root is not '
