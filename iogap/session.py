@@ -50,7 +50,7 @@ def start(argv, system, output):
     if not runs(argv):
         return
 
-    os.makedirs(output, exist_ok=True)
+    scratch.make_output(output)
     scratch.lock_run(output, 'output directory')
     if dry(argv):
         return
@@ -94,7 +94,7 @@ def file_handlers(argv, output):
     if not runs(argv):
         return []
 
-    os.makedirs(output, exist_ok=True)
+    scratch.make_output(output)
     return [{'type': 'file', 'name': os.path.join(output, 'reframe.log'),
              'level': 'debug', 'append': False,
              'format': '[%(asctime)s] %(levelname)s: %(check_info)s: '

@@ -25,6 +25,9 @@ DIR_PREFIX = 'iogap.'
 #: The file that marks a root as the suite's
 MARKER = '.iogap-scratch'
 
+#: The file that marks an output directory as the suite's
+OUTPUT_MARKER = '.iogap-output'
+
 #: Lock files: one run at a time per root and per output directory; one
 #: I/O job at a time per host
 RUN_LOCK, IO_LOCK = '.iogap-run.lock', '.iogap-io.lock'
@@ -73,6 +76,15 @@ def create(root):
         pass
 
     return f'iogap: created scratch root {root}, marked {MARKER} as the suite\'s'
+
+
+def make_output(path):
+    '''The output directory, made and marked as the suite's on first use.'''
+    os.makedirs(path, exist_ok=True)
+    marker = os.path.join(path, OUTPUT_MARKER)
+    if not os.path.exists(marker):
+        with open(marker, 'w'):
+            pass
 
 
 def problem(root):
