@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from iogap.core import steps
+from iogap.core import registry, steps
 from iogap.dd import mechanism
 from iogap.errors import ReferenceError
 from iogap.judge import references, split_skips, unexpected_skips
@@ -19,6 +19,11 @@ from iogap.report.sections import Context
 from iogap import profile
 
 MiB = 2 ** 20
+
+# The families take their partition-shaped parameters from the profile
+# loaded when first imported (conftest's Cori): import them before a test
+# here loads the generic profile
+registry.names()
 
 
 def dd_steps(data, name):

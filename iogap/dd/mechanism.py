@@ -13,9 +13,11 @@ of the file left in the page cache. From them, as shares of the file:
   O_DIRECT write that fell back to the page cache leaves all of it);
 * ``read_once_fetched_share``: fetched from storage by the first read
   (after an eviction, all of it);
-* ``reread_fetched_share``: fetched by each later read (a cached re-read
-  fetches nothing, a direct one all of it). dd's own count: immune to
-  other processes' I/O.
+* ``reread_fetched_share``: the least fetched by a later read (a cached
+  re-read fetches nothing, every direct one all of it). dd's own count:
+  immune to other processes' I/O.
+
+Each share is the median over the repetitions.
 
 Where the host cannot tell (no block device under the scratch root, no
 fincore, no per-process I/O accounting), the share is not reported and the
@@ -43,13 +45,14 @@ def _ops(pattern, reads):
             'reread': [f'read{p}' for p in range(2, reads + 1)]}[pattern]
 
 
-def _per_rep(found, ops, get):
-    '''The median over repetitions of ``get(step)`` averaged over ``ops``.'''
+def _per_rep(found, ops, get, over=statistics.fmean):
+    '''The median over repetitions of ``get(step)`` over ``ops`` (their
+    mean, or ``over``).'''
     reps = {}
     for step in found:
         if step['op'] in ops:
             reps.setdefault(step['rep'], []).append(get(step))
-    return statistics.median(statistics.fmean(v) for v in reps.values())
+    return statistics.median(over(v) for v in reps.values())
 
 
 def observe(found, nbytes, device, reads):
@@ -80,8 +83,11 @@ def observe(found, nbytes, device, reads):
                 found, ops, lambda s: s.io['fetched']), 'B')
 
     def share(name, ops, get):
-        figures[SHARE.name(what=name)] = (
-            100 * _per_rep(found, ops, get) / nbytes, '%')
+        # The least any re-read fetched: one whose pages another process
+        # evicted (a neighbour's drop_caches) does not hide the others
+        figures[SHARE.name(what=name)] = (100 * _per_rep(
+            found, ops, get, min if name == 'reread_fetched' else
+            statistics.fmean) / nbytes, '%')
 
     share('write_device', ['write'], lambda s: s.io['device_written'])
     writes = [s for s in found if s['op'] == 'write']
