@@ -152,12 +152,11 @@ def test_odirect_falling_back_to_the_page_cache_fails_its_judgements(
     [dd] = cases(run, 'DDSingleStream')
     assert dd['result'] == 'pass'     # measuring never judges
     judged = {tc['judgement']: tc for tc in cases(run, 'MechanismCheck')}
-    for name, figure in (('direct_write_bypassed_page_cache',
-                          'write_resident_share'),
-                         ('direct_reread_reached_device',
-                          'reread_fetched_share')):
+    # All of the file stayed in the page cache; the re-reads fetched none
+    for name, value in (('direct_write_bypassed_page_cache', '=100.0 %'),
+                        ('direct_reread_reached_device', '=0.0 %')):
         assert judged[name]['result'] == 'fail', run.stdout
-        assert figure in judged[name]['fail_reason']
+        assert f'{name}{value}' in judged[name]['fail_reason']
 
 
 def test_a_scratch_root_in_memory_makes_device_judgements_not_applicable(
