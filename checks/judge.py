@@ -1,5 +1,6 @@
 '''Judgements of the figures, as stored in reference/<system>.yaml:
-absolute bounds per case, ratios between cases, fits over a sweep.'''
+absolute bounds per case, ratios between cases, fits over a sweep, and
+mechanisms observed directly.'''
 
 import reframe as rfm
 from reframe.core.builtins import parameter
@@ -22,7 +23,13 @@ class FitCheck(checks.FitCheck):
     fit = parameter(checks.entries('fits'), fmt=lambda f: f['name'])
 
 
+class MechanismCheck(checks.MechanismCheck):
+    #: One mechanism entry of the current system's reference file
+    mechanism = parameter(checks.entries('mechanisms'),
+                          fmt=lambda m: m['name'])
+
+
 # A system without such references has nothing to judge: no empty checks
-for _check in (AbsoluteCheck, RatioCheck, FitCheck):
+for _check in (AbsoluteCheck, RatioCheck, FitCheck, MechanismCheck):
     if _check.num_variants:
         rfm.simple_test(_check)

@@ -1,12 +1,18 @@
 '''The dd family for real on the generic profile: every mode measured and
 checked by the harness's own clock, placement verified, scratch clean; a
-tool whose figure its clock contradicts fails with both numbers.'''
+tool whose figure its clock contradicts fails with both numbers; every
+generic judgement reached, a dd that drops O_DIRECT failing the O_DIRECT
+mechanisms, and a scratch root with no device making the device
+judgements not applicable.'''
 
 import os
+import shutil
 
 import pytest
 
-from conftest import cases, perf, run_reframe
+from conftest import ROOT, cases, perf, run_reframe
+from iogap.judge import unexpected_skips
+from iogap.judge.skips import NOT_APPLICABLE
 from iogap.profile import hostinfo
 
 pytestmark = pytest.mark.reframe
@@ -16,7 +22,8 @@ pytestmark = pytest.mark.reframe
 def run(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp('dd')
     return run_reframe(tmp_path, '-n', '^DDSingleStream', '-x', 'darshan=on',
-                       '-S', 'count=64', '-r')
+                       '-n', 'MechanismCheck', '-n', 'RatioCheck',
+                       '-S', 'DDSingleStream.count=64', '-r')
 
 
 def test_every_case_passes(run):
@@ -36,24 +43,73 @@ def test_method_and_provider_are_logged(run):
     assert tc['tool_provider'].startswith(('PATH:', 'spack-view:',
                                            'spack-external:'))
     assert 'evict=' in tc['method'] and 'cpus=' in tc['method']
+    assert 'device=' in tc['method']
     log = os.path.join(run.out, 'perflogs', 'anyhost', 'default',
                        'DDSingleStream.log')
     with open(log) as fp:
         text = fp.read()
     assert 'evict=drop_caches' in text or 'evict=fadvise' in text
     assert 'read_3x_pass3_bw=' in text and 'provider=' in text
+    assert 'memory_bw=' in text
 
 
-def test_study_findings_visible(run):
-    '''Cached re-reads come from memory, far above direct reads; a dsync
-    write is slower than a direct one.'''
-    [buffered] = cases(run, 'DDSingleStream', mode='buffered',
-                       cpu_bind='default')
-    [dsync] = cases(run, 'DDSingleStream', mode='dsync', cpu_bind='default')
-    [direct] = cases(run, 'DDSingleStream', mode='direct', cpu_bind='default')
-    assert perf(buffered, 'read_3x_bw') > 2 * perf(buffered, 'read_once_bw')
-    assert perf(buffered, 'read_3x_bw') > 2 * perf(direct, 'read_once_bw')
-    assert perf(dsync, 'write_bw_max') < perf(buffered, 'write_bw_max')
+def scratch_device(path):
+    '''Why ``path`` has no block device whose counters a job can read, or
+    ``None``.'''
+    dev = os.stat(path).st_dev
+    majmin = f'{os.major(dev)}:{os.minor(dev)}'
+    if os.major(dev) == 0 or not os.path.exists(
+            f'/sys/dev/block/{majmin}/stat'):
+        return f'{path} is on {hostinfo.fs_type(path)} (device {majmin}), ' \
+            f'which has no block device'
+    return None
+
+
+def test_every_step_says_what_it_moved(run):
+    '''Each case reports the bytes each step moved and the shares the
+    mechanisms are judged on, or its job says the host has no device.'''
+    why = scratch_device(os.path.join(os.path.dirname(run.out), 'scratch'))
+    if why:
+        pytest.skip(f'{why}: the device figures are not applicable here')
+    for tc in cases(run, 'DDSingleStream', cpu_bind='default'):
+        names = {k.rsplit(':', 1)[1] for k in tc['perfvalues']}
+        for step in ('write', 'read_once', 'read_3x'):
+            assert f'{step}_device_written_bytes' in names, tc['mode']
+            assert f'{step}_fetched_bytes' in names, tc['mode']
+        assert {'write_device_share', 'read_once_fetched_share',
+                'reread_fetched_share'} <= names, tc['mode']
+        assert 0 <= perf(tc, 'read_once_fetched_share') < 1000
+        assert perf(tc, 'memory_bw') > 0
+
+
+def test_every_generic_judgement_is_reached(run):
+    '''Each mechanism passes (a healthy host meets them all) or is not
+    applicable with its reason; each ratio is judged or not applicable
+    with the precondition measured. What a ratio's value is belongs to the
+    host, not to this test.'''
+    mechanisms = cases(run, 'MechanismCheck')
+    assert len(mechanisms) == 6, run.stdout
+    for tc in mechanisms:
+        if tc['result'] == 'skip':
+            assert tc['not_applicable'], tc['display_name']
+            continue
+        assert tc['result'] == 'pass', (tc['display_name'],
+                                        tc['fail_reason'])
+    ratios = cases(run, 'RatioCheck')
+    assert len(ratios) == 4, run.stdout
+    for tc in ratios:
+        if tc['result'] == 'skip':
+            reason = run.skip_reason(tc['display_name'])
+            assert reason.startswith(NOT_APPLICABLE) and \
+                'does not hold (' in reason and tc['not_applicable'], reason
+        else:
+            [(value, *_)] = tc['perfvalues'].values()
+            assert value > 0
+            assert 'precondition ' in tc['method'], tc['method']
+    report = max(os.listdir(os.path.join(run.out, 'reports')))
+    assert unexpected_skips(os.path.join(run.out, 'reports', report),
+                            os.path.join(ROOT, 'reference',
+                                         'anyhost.yaml')) == []
 
 
 def fake_dd(tmp_path, body):
@@ -72,6 +128,62 @@ def fake_dd(tmp_path, body):
 ONE = ('-n', 'DDSingleStream.*%cpu_bind=default.*%mode=buffered',
        '-x', 'darshan=on', '-S',
        'count=8', '-S', 'repetitions=1')
+
+#: A dd that drops O_DIRECT without a word, as a file system that falls
+#: back to the page cache would
+NO_ODIRECT = ('args=(); for a in "$@"; do case $a in oflag=direct|'
+              'iflag=direct) ;; *) args+=("$a") ;; esac; done; '
+              'exec /bin/dd "${args[@]}"')
+
+
+def test_odirect_falling_back_to_the_page_cache_fails_its_judgements(
+        tmp_path):
+    why = scratch_device(tmp_path)
+    if why or not shutil.which('fincore'):
+        pytest.skip(why or 'fincore (util-linux) is not installed')
+    if not hostinfo.odirect_expected(str(tmp_path))[0]:
+        pytest.skip(hostinfo.odirect_expected(str(tmp_path))[1])
+
+    env = fake_dd(tmp_path, NO_ODIRECT)
+    run = run_reframe(tmp_path, '-n', 'DDSingleStream.*%cpu_bind=default.*'
+                      '%mode=direct', '-n', 'MechanismCheck.*direct_',
+                      '-x', 'darshan=on', '-S', 'DDSingleStream.count=16',
+                      '-S', 'DDSingleStream.repetitions=1', '-r', env=env)
+    [dd] = cases(run, 'DDSingleStream')
+    assert dd['result'] == 'pass'     # measuring never judges
+    judged = {tc['judgement']: tc for tc in cases(run, 'MechanismCheck')}
+    # All of the file stayed in the page cache; the re-reads fetched none
+    for name, value in (('direct_write_bypassed_page_cache', '=100.0 %'),
+                        ('direct_reread_reached_device', '=0.0 %')):
+        assert judged[name]['result'] == 'fail', run.stdout
+        assert f'{name}{value}' in judged[name]['fail_reason']
+
+
+def test_a_scratch_root_in_memory_makes_device_judgements_not_applicable(
+        tmp_path):
+    shm = '/dev/shm'
+    if hostinfo.fs_type(shm) not in hostinfo.MEMORY_FS:
+        pytest.skip(f'{shm} is not a memory file system here')
+    scratch = os.path.join(shm, f'iogap-test-{os.getpid()}')
+    try:
+        run = run_reframe(tmp_path, '-n', 'DDSingleStream.*%cpu_bind=default'
+                          '.*%mode=dsync', '-n', 'MechanismCheck.*dsync',
+                          '-x', 'darshan=on', '-S', 'DDSingleStream.count=8',
+                          '-S', 'DDSingleStream.repetitions=1',
+                          '-S', 'DDSingleStream.reads=0', '-r',
+                          scratch=scratch)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    [dd] = cases(run, 'DDSingleStream')
+    assert dd['result'] == 'pass', dd['fail_reason']
+    [tc] = cases(run, 'MechanismCheck')
+    assert tc['result'] == 'skip'
+    assert tc['judgement'] == 'dsync_write_reached_device'
+    reason = run.skip_reason(tc['display_name'])
+    assert reason.startswith(NOT_APPLICABLE) and 'tmpfs' in reason, reason
+    log = os.path.join(run.out, 'perflogs', 'anyhost', 'default',
+                       'MechanismCheck.log')
+    assert f'{NOT_APPLICABLE} write_device_share' in open(log).read()
 
 
 def test_a_dd_claiming_4_pb_per_s_fails_with_both_numbers(tmp_path):

@@ -1,5 +1,6 @@
 '''Measure, then judge, for real: a failed absolute bound hides no ratio,
-ratios survive --repeat, a partial selection skips with the missing side,
+ratios survive --repeat, a precondition that does not hold makes a ratio
+not applicable, a partial selection skips with the missing side,
 and re-baselining from repeats gives references the next run meets.'''
 
 import json
@@ -11,6 +12,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, cases, run_reframe
+from iogap.judge import split_skips, unexpected_skips
 
 pytestmark = pytest.mark.reframe
 
@@ -21,9 +23,18 @@ RATIO = {'name': 'dsync_over_direct_write_bw',
                        'params': {'mode': 'dsync'}, 'var': 'write_bw'},
          'denominator': {'test': 'DDSingleStream', 'partition': 'default',
                          'params': {'mode': 'direct'}, 'var': 'write_bw'},
-         # the generic profile's bound: at 32 MiB dsync and direct writes
-         # are close enough for either to win a run
-         'ref': [1.0, None, 0.25], 'unit': 'ratio', 'provenance': 'test'}
+         # A band no healthy host leaves: what is tested is that the ratio
+         # is computed, judged and stored, not how this host's disk does
+         'ref': [1.0, -0.99, 99.0], 'unit': 'ratio', 'provenance': 'test'}
+
+
+def precondition(at_most):
+    '''A precondition on the direct write's speed over memory's.'''
+    side = {'test': 'DDSingleStream', 'partition': 'default',
+            'params': {'mode': 'direct'}}
+    return {'what': 'the device writes slower than memory',
+            'numerator': {**side, 'var': 'write_bw'},
+            'denominator': {**side, 'var': 'memory_bw'}, 'at_most': at_most}
 
 
 def refdir(tmp_path, **lists):
@@ -71,6 +82,45 @@ def test_ratios_survive_repeat_and_reach_the_results_database(tmp_path):
         env=dict(os.environ, IOGAP_OUTPUT=run.out, **env))
     assert 'dsync_over_direct_write_bw' in stored.stdout, stored.stdout + \
         stored.stderr
+
+
+def test_a_precondition_that_does_not_hold_makes_the_ratio_not_applicable(
+        tmp_path):
+    '''The precondition is measured first: one no host meets (a write at
+    most 1e-9 of memory speed) skips the ratio as not applicable, with the
+    figures measured, in the run report and the perflog; one every host
+    meets lets it be judged. Neither fails.'''
+    never = {**RATIO, 'name': 'never_applies',
+             'precondition': precondition(1e-9)}
+    always = {**RATIO, 'name': 'always_applies',
+              'precondition': precondition(1e9)}
+    env = refdir(tmp_path, ratios=[never, always])
+    run = run_reframe(tmp_path, '-n', 'DDSingleStream.*%cpu_bind=default.*'
+                      '%mode=(dsync|direct)|RatioCheck', *DD, '-r', env=env)
+    ratios = {tc['judgement']: tc for tc in cases(run, 'RatioCheck')}
+    skipped = ratios['never_applies']
+    assert skipped['result'] == 'skip', run.stdout
+    reason = run.skip_reason(skipped['display_name'])
+    assert reason.startswith('not applicable on this host: the device '
+                             'writes slower than memory does not hold '
+                             '(write_bw '), reason
+    assert 'needs at most 1e-09' in reason
+    assert skipped['not_applicable'] in reason
+    judged = ratios['always_applies']
+    assert judged['result'] == 'pass', judged['fail_reason']
+    assert 'precondition the device writes slower than memory: write_bw' \
+        in judged['method']
+    log = open(os.path.join(run.out, 'perflogs', 'anyhost', 'default',
+                            'RatioCheck.log')).read()
+    assert 'not applicable on this host: the device writes' in log
+    assert 'always_applies=' in log
+
+    # Declared conditional by its precondition: an expected skip
+    report = run.report()
+    reference = env['IOGAP_REFERENCE_DIR'] + '/anyhost.yaml'
+    assert unexpected_skips(report, reference) == []
+    [na] = split_skips(report, reference)[0]
+    assert na['judgement'] == 'never_applies'
 
 
 def test_a_ratio_across_partitions_skips_naming_the_missing_side(tmp_path):

@@ -19,6 +19,7 @@ import pytest
 
 from conftest import ROOT, cases, run_reframe
 from iogap.core import placement, scratch
+from iogap.judge import split_skips
 
 pytestmark = pytest.mark.reframe
 
@@ -175,7 +176,7 @@ def test_local_slurm_is_up_in_seconds(cluster):
 def dd_run(cluster, tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp('minicori-dd')
     run, _ = minicori(tmp_path, cluster, '-n', '^DDSingleStream',
-                      '-n', '^RatioCheck',
+                      '-n', '^RatioCheck', '-n', '^MechanismCheck',
                       '-n', variant('OSULatency', core_spec=0,
                                     cpu_bind='cores'), '-r')
     return tmp_path, run
@@ -189,7 +190,17 @@ def test_dd_and_ratios_pass_as_slurm_jobs(dd_run):
         for p in ('knl', 'haswell')}, run.stdout
     ratios = cases(run, 'RatioCheck')
     assert ratios, run.stdout
+    assert len(cases(run, 'MechanismCheck')) == 3, run.stdout
+    # A judgement whose precondition this host lacks is not applicable,
+    # and the reference file expects it; the rest pass
+    na, unexpected = split_skips(run.report(), os.path.join(
+        ROOT, 'reference', 'minicori.yaml'))
+    assert unexpected == [], [tc['display_name'] for tc in unexpected]
     for tc in run.testcases():
+        if tc in na:
+            assert run.skip_reason(tc['display_name']).startswith(
+                'not applicable on this host: ')
+            continue
         assert tc['result'] == 'pass', (tc['display_name'],
                                         tc['fail_reason'])
 
@@ -217,6 +228,8 @@ def test_binding_and_core_spec_hold_inside_the_job(dd_run):
     seen = set()
     for tc in cases(run, 'DDSingleStream') + cases(run, 'OSULatency'):
         text = job_file(tc)
+        assert re.search(r'^iogap-device: \S+ \d+:\d+ \S+$', text, re.M), \
+            tc['display_name']
         job = placement.job_cpus(text)
         ranks = placement.parse(text)
         assert job and ranks, text

@@ -1,7 +1,8 @@
 '''The night's verdict, from the run's own files only: the run report
 (failed cases; regressed figures with value, reference and deviation),
 reframe's stdout (skip reasons, which the run report does not keep) and
-the reference file (``expected_skips``, missing: 0). Red when a case
+the reference file (``expected_skips``, missing: 0; judgements it declares
+conditional may be not applicable on this host). Red when a case
 failed, a figure regressed, more cases skipped than expected, a tool
 vanished (a skip saying "not found"), or nothing was judged.'''
 
@@ -12,6 +13,7 @@ import re
 import yaml
 
 from ci.nightly.night import shown
+from iogap.judge.skips import NOT_APPLICABLE, split_skips
 
 #: ``[     SKIP ] (2/5) <name> /<hash> @<sysenv> [<reason>]``
 _SKIP = re.compile(r'^\[\s*SKIP\s*\] \(\d+/\d+\) (.+?) (?:/\w+ )?@(\S+) '
@@ -102,11 +104,18 @@ def judge(report_path, stdout_path, reference_path, returncode=0):
     if broken:
         red.append(f'{len(broken)} failed case(s)')
 
+    # Judgements the reference file declares conditional skip as not
+    # applicable on this host: expected, and not counted
+    na, _ = split_skips(report, reference_path if os.path.exists(
+        reference_path) else {})
     skipped = [tc for tc in report['runs'][0]['testcases']
-               if tc['result'] == 'skip']
+               if tc['result'] == 'skip' and tc not in na]
     reasons = skip_reasons(stdout_path)
     for name, sysenv, reason in reasons:
-        tag = 'TOOL VANISHED' if 'not found' in reason else 'SKIPPED'
+        tag = 'TOOL VANISHED' if 'not found' in reason else \
+            'NOT APPLICABLE' if any(reason.startswith(NOT_APPLICABLE) and
+                                    tc['display_name'] == name
+                                    for tc in na) else 'SKIPPED'
         lines.append(f'{tag} {name} @{sysenv}: {reason}')
     vanished = [r for r in reasons if 'not found' in r[2]]
     if vanished:
@@ -119,7 +128,8 @@ def judge(report_path, stdout_path, reference_path, returncode=0):
         red.append(f'reframe exited with {returncode}')
 
     lines.append(f'{len(cases)} cases: {len(failed)} failed, {len(skipped)} '
-                 f'skipped (expected_skips: {expected}), the rest passed')
+                 f'skipped (expected_skips: {expected}), {len(na)} not '
+                 f'applicable on this host, the rest passed')
     if red:
         lines.append('RED: ' + '; '.join(red))
     else:

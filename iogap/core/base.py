@@ -90,6 +90,10 @@ class IogapTest(rfm.RunOnlyRegressionTest):
     #: Figures of the last run: ``{name: (value, unit)}``
     results = variable(dict, value={}, loggable=False)
 
+    #: Figures this host cannot give, with the reason: ``{name: reason}``
+    #: (a judgement of one is not applicable here)
+    inapplicable = variable(dict, value={}, loggable=False)
+
     @run_after('init')
     def _declared_partitions(self):
         params = case_params(self)
@@ -141,7 +145,7 @@ class IogapTest(rfm.RunOnlyRegressionTest):
         shutil.copy(steps.JOB_SH, self.stagedir)
         self.prerun_cmds = [steps.source()] + scratch.job_guard(
             root, tag, watch_pid=os.getpid() if self.is_local else None,
-            io_lock=self.is_local) + self.prerun_cmds
+            io_lock=self.is_local) + [steps.device()] + self.prerun_cmds
 
     @run_after('run')
     def _scratch_cleanup(self):

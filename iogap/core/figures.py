@@ -13,6 +13,11 @@ import string
 
 HIGHER, LOWER, EITHER = 'higher', 'lower', 'either'
 
+#: A direct observation of a mechanism (bytes resident, bytes the device
+#: moved): judged against a fixed bound that holds on any healthy host,
+#: never re-baselined from a machine's figures
+OBSERVED = 'observed'
+
 
 class Figure:
     '''One kind of figure, e.g. ``Figure('{pattern}_bw', 'MB/s',

@@ -4,14 +4,69 @@
 # stayed cached. The Python side reads these lines (iogap.core.steps).
 
 # iogap_begin FIELD=VALUE... / iogap_end: label and time the step between
-# them (ReFrame's main step, which the launcher renders itself).
+# them (ReFrame's main step, which the launcher renders itself), and say
+# what it moved to and from storage (iogap_io).
 iogap_begin() {
     echo "iogap-step: $*"
+    iogap_io
+    iogap_io0=("${iogap_io_now[@]}")
     iogap_t0=$(date +%s.%N)
 }
 iogap_end() {
     echo "iogap-time: seconds=$(awk -v a="$iogap_t0" -v b="$(date +%s.%N)" \
         'BEGIN {printf "%.6f", b - a}')"
+    iogap_io
+    local i delta=()
+    for i in 0 1 2; do
+        if [ "${iogap_io0[i]}" = na ] || [ "${iogap_io_now[i]}" = na ]; then
+            delta+=(na)
+        else
+            delta+=($((iogap_io_now[i] - iogap_io0[i])))
+        fi
+    done
+    echo "iogap-io: device_read=${delta[0]} device_written=${delta[1]}" \
+        "fetched=${delta[2]}"
+}
+
+# iogap_device PATH: find the block device holding PATH (st_dev ->
+# /sys/dev/block/MAJOR:MINOR: a disk, partition, loop or device-mapper
+# device) and export its counters' file for every step; where PATH has no
+# block device of its own (tmpfs, overlay, NFS, btrfs), say so.
+iogap_device() {
+    local dev major minor sys kind=disk
+    dev=$(stat -c %d "$1") || return 1
+    major=$(( (dev >> 8 & 0xfff) | (dev >> 32 & ~0xfff) ))
+    minor=$(( (dev & 0xff) | (dev >> 12 & ~0xff) ))
+    sys=/sys/dev/block/$major:$minor
+    export IOGAP_DEVSTAT=
+    if [ "$major" = 0 ] || [ ! -r "$sys/stat" ]; then
+        echo "iogap-device: none $major:$minor $(stat -f -c %T "$1")"
+        return 0
+    fi
+    [ ! -e "$sys/partition" ] || kind=partition
+    [ ! -d "$sys/loop" ] || kind=loop
+    [ ! -d "$sys/dm" ] || kind=dm
+    IOGAP_DEVSTAT=$sys/stat
+    echo "iogap-device: $(basename "$(readlink -f "$sys")") $major:$minor" \
+        "$kind"
+}
+
+# iogap_io: bytes read and written so far by the scratch device (its
+# sector counters) and fetched from storage by this shell's finished
+# children (/proc/<shell>/io read_bytes: immune to other processes' I/O);
+# "na" where unknown. Read without a fork, into iogap_io_now.
+iogap_io() {
+    local key value reads writes
+    iogap_io_now=(na na na)
+    if [ -n "${IOGAP_DEVSTAT:-}" ] && [ -r "$IOGAP_DEVSTAT" ]; then
+        read -r _ _ reads _ _ _ writes _ < "$IOGAP_DEVSTAT"
+        iogap_io_now[0]=$((reads * 512)) iogap_io_now[1]=$((writes * 512))
+    fi
+    if [ -r "/proc/$BASHPID/io" ]; then
+        while read -r key value; do
+            [ "$key" != read_bytes: ] || iogap_io_now[2]=$value
+        done < "/proc/$BASHPID/io"
+    fi
 }
 
 # iogap_run FIELD=VALUE... -- COMMAND...: label, run and time one step
@@ -24,17 +79,30 @@ iogap_run() {
     iogap_end
 }
 
-# iogap_bytes FILE...: the files' length and the bytes really allocated
+# iogap_bytes FILE...: the files' length, the bytes really allocated and
+# those resident in the page cache (fincore; "unknown" without it)
 iogap_bytes() {
     echo "iogap-bytes: length=$(du -cb --apparent-size "$@" | tail -1 |
-        cut -f1) allocated=$(du -c -B1 "$@" | tail -1 | cut -f1)"
+        cut -f1) allocated=$(du -c -B1 "$@" | tail -1 | cut -f1)" \
+        "resident=$(iogap_resident "$@")"
+}
+
+# iogap_resident FILE...: bytes of FILEs in the page cache, or "unknown"
+iogap_resident() {
+    local sizes
+    if command -v fincore >/dev/null &&
+            sizes=$(fincore -bno RES "$@" 2>/dev/null); then
+        echo "$sizes" | awk '{s += $1} END {print s + 0}'
+    else
+        echo unknown
+    fi
 }
 
 # iogap_evict LABEL METHOD DD FILE...: evict FILEs from the page cache with
 # drop_caches (root) or per-file fadvise (GNU dd nocache), then report the
 # bytes still resident (fincore), or "unknown" without fincore.
 iogap_evict() {
-    local label=$1 method=$2 dd=$3 res=unknown f
+    local label=$1 method=$2 dd=$3 f
     shift 3
     if [ "$method" = drop_caches ]; then
         sync "$@"
@@ -46,11 +114,7 @@ iogap_evict() {
             "$dd" if="$f" iflag=nocache count=0 status=none
         done
     fi
-    if command -v fincore >/dev/null; then
-        res=$(fincore -bno RES "$@" | awk '{s += $1} END {print s + 0}') ||
-            res=unknown
-    fi
-    echo "iogap-evict: $label $method resident=$res"
+    echo "iogap-evict: $label $method resident=$(iogap_resident "$@")"
 }
 
 # iogap_odirect DD FILE BS: exit the job early, with the reason, if the

@@ -8,10 +8,15 @@ bytes it left on disk::
     iogap-step: op=write rep=1
     ...the tool's own output...
     iogap-time: seconds=0.412733
-    iogap-bytes: length=268435456 allocated=268435456
+    iogap-io: device_read=0 device_written=268435456 fetched=0
+    iogap-bytes: length=268435456 allocated=268435456 resident=0
 
-The parser cuts the output at the labels, so a missing or failed run can
-never pass for another one.
+``iogap-io`` says what the step moved: bytes read and written by the
+scratch root's block device (found once per job by ``iogap_device``, which
+prints ``iogap-device: vda 254:0 disk`` or ``iogap-device: none 0:27
+tmpfs``) and bytes the step's own processes fetched from storage; ``na``
+where unknown. The parser cuts the output at the labels, so a missing or
+failed run can never pass for another one.
 '''
 
 import os
@@ -24,7 +29,11 @@ JOB_SH = os.path.join(os.path.dirname(__file__), 'job.sh')
 
 _LABEL = re.compile(r'^iogap-step:((?: [\w.-]+=\S+)+)\s*$')
 _TIME = re.compile(r'^iogap-time: seconds=([0-9.]+)\s*$', re.M)
-_BYTES = re.compile(r'^iogap-bytes: length=(\d+) allocated=(\d+)\s*$', re.M)
+_BYTES = re.compile(r'^iogap-bytes: length=(\d+) allocated=(\d+)'
+                    r'(?: resident=(\d+|unknown))?\s*$', re.M)
+_IO = re.compile(r'^iogap-io: device_read=(\d+|na) device_written=(\d+|na) '
+                 r'fetched=(\d+|na)\s*$', re.M)
+_DEVICE = re.compile(r'^iogap-device: (\S+) (\d+:\d+) (\S+)\s*$', re.M)
 _SKIP = re.compile(r'^iogap-skip: (.*)$', re.M)
 
 
@@ -48,6 +57,24 @@ class Step:
         '''``(length, allocated)`` bytes after the step, or ``None``.'''
         m = _BYTES.search(self.text)
         return (int(m.group(1)), int(m.group(2))) if m else None
+
+    @property
+    def resident(self):
+        '''Bytes of the step's files in the page cache after it, or
+        ``None`` when unknown.'''
+        m = _BYTES.search(self.text)
+        return int(m.group(3)) if m and m.group(3) and \
+            m.group(3).isdigit() else None
+
+    @property
+    def io(self):
+        '''``{'device_read', 'device_written', 'fetched'}``: bytes the step
+        moved (``None`` where unknown), or ``None`` without the line.'''
+        m = _IO.search(self.text)
+        if m is None:
+            return None
+        return {k: int(v) if v.isdigit() else None for k, v in
+                zip(('device_read', 'device_written', 'fetched'), m.groups())}
 
     def __getitem__(self, key):
         return self.labels[key]
@@ -89,6 +116,20 @@ def parse(text, preamble=False):
             found[-1].lines.append(line)
 
     return found
+
+
+def device(path='"$IOGAP_DIR"'):
+    '''The shell line that finds the block device under ``path`` for
+    every later step's ``iogap-io`` line.'''
+    return f'iogap_device {path}'
+
+
+def device_of(text):
+    '''``(name, major:minor, kind)`` of the scratch device a job found
+    (kind: disk, partition, loop, dm), ``('none', major:minor, fs type)``
+    where it has none, or ``None`` when the job did not look.'''
+    m = _DEVICE.search(text)
+    return m.groups() if m else None
 
 
 def skip_reason(text):

@@ -1,7 +1,8 @@
 #!/bin/bash
 # One dd stream as the study ran it (dd bs=1M count=10000 on one core):
-# per repetition, write a fresh file, evict it from the page cache, then
-# read it three times with no flush in between (read-once, read-3x).
+# per repetition, time dd from /dev/zero to /dev/null (memory alone), write
+# a fresh file, evict it from the page cache, then read it three times
+# with no flush in between (read-once, read-3x).
 # The job launches this once, with the variants' binding, memory policy
 # and clock, so every dd below runs where the probe says it runs.
 #
@@ -41,6 +42,10 @@ measured_dd() {
 }
 
 for rep in $(seq 1 "$reps"); do
+    # What dd moves with no device at all: the speed a read served from
+    # memory can approach, against which a device's speed is told apart
+    iogap_run op=memory rep="$rep" -- "$dd" if=/dev/zero of=/dev/null \
+        bs="$bs" count="$count" 2>&1
     # Each write starts clean: no dirty pages of the last one
     rm -f "$file"
     sync

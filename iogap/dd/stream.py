@@ -24,6 +24,7 @@ from iogap.core.base import IogapTest
 from iogap.core.figures import Figure, Figures, spread_figures
 from iogap.core.pagecache import PageCacheEviction
 from iogap.core.variants import CoreSpec, CpuBind, MemoryPlacement
+from iogap.dd import mechanism
 from iogap.errors import IogapError
 
 #: dd flags per mode: (write flags, read flags). dsync is a write-path mode
@@ -37,6 +38,8 @@ MODE_FLAGS = {
 PATTERNS = ('write', 'read_once', 'read_3x')
 BW = Figure('{pattern}_bw', 'MB/s', pattern=PATTERNS)
 PASS_BW = Figure('read_3x_pass{n}_bw', 'MB/s', better=None, n=(1, 2, 3))
+#: dd from /dev/zero to /dev/null: the speed with no device at all
+MEMORY_BW = Figure('memory_bw', 'MB/s', better=None)
 
 DRIVER = os.path.join(os.path.dirname(__file__), 'dd-stream.sh')
 
@@ -70,7 +73,7 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
 
     figures = Figures(BW, *spread_figures('{pattern}_bw', 'MB/s',
                                           pattern=PATTERNS), PASS_BW,
-                      *darshan.FIGURES)
+                      MEMORY_BW, *mechanism.FIGURES, *darshan.FIGURES)
 
     #: I/O path: page cache, O_DSYNC writes, or O_DIRECT
     mode = parameter(list(MODE_FLAGS))
@@ -133,7 +136,7 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
 
         self.assert_exit_ok('dd')
         found = steps.parse(text)
-        expected = self.repetitions * (1 + self.reads)
+        expected = self.repetitions * (2 + self.reads)
         if len(found) != expected:
             raise SanityError(f'expected {expected} dd runs, found '
                               f'{len(found)}')
@@ -176,20 +179,34 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
             for r in range(1, self.repetitions + 1)})
         self.note(f'evict={self.evict} (bytes resident after: {resident})')
 
+    def check_mechanisms(self, found, text):
+        '''What the steps did to the page cache and the device: figures,
+        and the reasons for those this host cannot give.'''
+        figures, self.inapplicable = mechanism.observe(
+            [s for s in found if s['op'] != 'memory'], self.file_bytes,
+            steps.device_of(text), self.reads)
+        device = steps.device_of(text)
+        self.note(f'device={device[0]}:{device[2]}' if device else
+                  'device=unknown')
+        return figures
+
     @sanity_function
     def validate(self):
         found = self.steps()
         text = self.read('stdout')
         self.check_placement(text)
         self.check_eviction(text)
-        series = {'write': self.bandwidths(found, 'write')}
+        series = {'write': self.bandwidths(found, 'write'),
+                  'memory': self.bandwidths(found, 'memory')}
         if self.reads:
             passes = [self.bandwidths(found, f'read{p}')
                       for p in range(1, self.reads + 1)]
             series['read_once'] = passes[0]
             series['read_3x'] = [statistics.fmean(t) for t in zip(*passes)]
 
-        figures = {}
+        figures = self.check_mechanisms(found, text)
+        figures[MEMORY_BW.name()] = (statistics.median(
+            series.pop('memory')), 'MB/s')
         for pattern, values in series.items():
             figures.update(stats.figures(BW.name(pattern=pattern), values,
                                          'MB/s'))

@@ -7,11 +7,20 @@ of ``reference/<system>.yaml``: ReFrame's own assertion, perflogs, run
 report and results database cover absolute bounds, ratios and fits alike.
 A judgement runs whenever its cases measured, even if another judgement of
 the same figures failed; under ``--repeat N`` each repetition judges its
-own cases. One engine, three readings: :class:`AbsoluteCheck`,
-:class:`RatioCheck`, :class:`FitCheck`.
+own cases. One engine, four readings: :class:`AbsoluteCheck`, :class:`RatioCheck`,
+:class:`FitCheck` and :class:`MechanismCheck`.
+
+A judgement whose precondition does not hold on this host (a ratio's
+``precondition``), or whose figure the host cannot give (the measuring
+test says why), is skipped with a reason starting with
+:data:`NOT_APPLICABLE`: neither pass nor fail. The reason is also kept in
+the loggable ``not_applicable`` (run report) and written to the perflog.
 '''
 
+import logging
+
 import reframe as rfm
+import reframe.core.logging as rlog
 import reframe.core.runtime as rt
 import reframe.utility.sanity as sn
 from reframe.core.builtins import (run_after, run_before, sanity_function,
@@ -22,6 +31,7 @@ from iogap.core import registry, stats
 from iogap.core.base import runs_on
 from iogap.errors import IogapError
 from iogap.judge import references, schema
+from iogap.judge.skips import NOT_APPLICABLE
 
 
 class Judgement(rfm.RunOnlyRegressionTest):
@@ -36,6 +46,12 @@ class Judgement(rfm.RunOnlyRegressionTest):
 
     #: The reference's provenance; logged
     method = variable(str, value='', loggable=True)
+
+    #: The reference entry judged (its name, or its case); logged
+    judgement = variable(str, value='', loggable=True)
+
+    #: Why the judgement does not apply on this host ('' when it does)
+    not_applicable = variable(str, value='', loggable=True)
 
     def cases(self):
         '''``[(family, partition, full params)]`` this judgement reads.'''
@@ -54,6 +70,21 @@ class Judgement(rfm.RunOnlyRegressionTest):
         '''Where the references come from (logged as the method).'''
         raise NotImplementedError
 
+    def entry_name(self):
+        '''The judged entry's name (its case, for absolute entries).'''
+        raise NotImplementedError
+
+    def inapplicable(self, reason):
+        '''Skip as not applicable on this host, saying why in the run
+        report and the perflog.'''
+        self.not_applicable = reason
+        self.method = f'{NOT_APPLICABLE} {reason}'
+        try:
+            rlog.getperflogger(self).log(logging.INFO, 'not applicable')
+        except Exception:     # a perflog that cannot be written hides nothing
+            pass
+        raise SkipTestError(f'{NOT_APPLICABLE} {reason}')
+
     @run_after('init')
     def depend_on_cases(self):
         system = rt.runtime().system
@@ -63,28 +94,35 @@ class Judgement(rfm.RunOnlyRegressionTest):
         for family, part, params in self.cases():
             name = registry.case_name(registry.get(family), params, repeat)
             self.names.append((name, part))
-            if part in selected:
-                self.depends_on(name, how=_on(part))
-            else:
+            if part not in selected:
                 self.missing.append(f'{family} on {system.name}:{part}')
+            elif (name, part) not in self.names[:-1]:
+                self.depends_on(name, how=_on(part))
 
         # Runs beside the first case; the arithmetic is local
         self.valid_systems = [f'{system.name}:{self.cases()[0][1]}']
         self.method = self.descr = self.provenance()
+        self.judgement = self.entry_name()
 
     @run_after('setup')
     def all_sides_selected(self):
         if self.missing:
-            raise SkipTestError(f'needs {", ".join(self.missing)}, which this '
-                                f'run did not select')
+            missing = ', '.join(dict.fromkeys(self.missing))
+            raise SkipTestError(f'needs {missing}, which this run did not '
+                                f'select')
 
     @sanity_function
     def validate(self):
         figures = []
         for index, (name, part) in enumerate(self.names):
-            results = self.getdep(name, part=part).results
+            case = self.getdep(name, part=part)
+            results = case.results
             need = self.vars_of(index)
             absent = [v for v in need if v not in results]
+            why = [case.inapplicable[v] for v in absent
+                   if v in getattr(case, 'inapplicable', {})]
+            if why:
+                self.inapplicable(f'{", ".join(absent)}: {why[0]}')
             if absent:
                 raise SanityError(f'{name} on {part} measured no '
                                   f'{", ".join(absent)}')
@@ -131,33 +169,66 @@ class AbsoluteCheck(Judgement):
         return '; '.join(sorted({e['provenance']
                                  for e in self.target[3].values()}))
 
+    def entry_name(self):
+        return target_name(self.target)
+
     def judged(self, figures):
         return {var: (figures[0][var], e['ref'], e['unit'])
                 for var, e in self.target[3].items()}
 
 
 class RatioCheck(Judgement):
-    '''One figure over another; the ``ratio`` parameter is an entry.'''
+    '''One figure over another; the ``ratio`` parameter is an entry. With
+    a ``precondition`` (another ratio and its bound), that is measured
+    first, and where it does not hold the ratio is not applicable.'''
+
+    def sides(self):
+        pre = self.ratio.get('precondition') or {}
+        return [self.ratio['numerator'], self.ratio['denominator']] + \
+            [pre[s] for s in ('numerator', 'denominator') if pre]
 
     def cases(self):
         return [(s['test'], s['partition'], registry.full_params(
             registry.get(s['test']), s.get('params') or {}))
-            for s in (self.ratio['numerator'], self.ratio['denominator'])]
+            for s in self.sides()]
 
     def vars_of(self, index):
-        side = ('numerator', 'denominator')[index]
-        return [self.ratio[side]['var']]
+        return [self.sides()[index]['var']]
 
     def provenance(self):
         return self.ratio['provenance']
 
+    def entry_name(self):
+        return self.ratio['name']
+
     def judged(self, figures):
-        (num,), (den,) = (f.values() for f in figures)
+        values = [next(iter(f.values())) for f in figures]
+        if self.ratio.get('precondition'):
+            self.check_precondition(*values[2:])
+        num, den = values[:2]
         if den == 0:
             raise IogapError(f'{self.ratio["name"]}: the denominator is 0')
 
         return {self.ratio['name']: (num / den, self.ratio['ref'],
                                      self.ratio['unit'])}
+
+    def check_precondition(self, num, den):
+        pre = self.ratio['precondition']
+        value = num / den if den else float('inf')
+        holds = value <= pre['at_most'] if 'at_most' in pre else \
+            value >= pre['at_least']
+        bound = f'at most {pre["at_most"]}' if 'at_most' in pre else \
+            f'at least {pre["at_least"]}'
+        sides = f'{pre["numerator"]["var"]} {num:.4g} over ' \
+            f'{pre["denominator"]["var"]} {den:.4g}'
+        if not holds:
+            self.inapplicable(f'{pre["what"]} does not hold ({sides} = '
+                              f'{value:.3g}, needs {bound})')
+        self.note_precondition(f'{pre["what"]}: {sides} = {value:.3g} '
+                               f'({bound})')
+
+    def note_precondition(self, text):
+        self.method = f'{self.method}; precondition {text}'
 
 
 class FitCheck(Judgement):
@@ -184,6 +255,9 @@ class FitCheck(Judgement):
     def provenance(self):
         return self.fit['provenance']
 
+    def entry_name(self):
+        return self.fit['name']
+
     def judged(self, figures):
         _, factor = schema.AXES[self.fit['over']]
         xs = [params[self.fit['over']] * factor
@@ -192,6 +266,31 @@ class FitCheck(Judgement):
         line = stats.linear_fit(xs, ys)
         return {self.fit['name']: (line[self.fit['stat']], self.fit['ref'],
                                    self.fit['unit'])}
+
+
+class MechanismCheck(Judgement):
+    '''A direct observation of a mechanism (a share of the bytes
+    resident, or moved by the device) against a bound any healthy host
+    meets; the ``mechanism`` parameter is an entry. Where the host cannot
+    observe it, the measuring test says why and it is not applicable.'''
+
+    def cases(self):
+        m = self.mechanism
+        return [(m['test'], m['partition'], registry.full_params(
+            registry.get(m['test']), m.get('params') or {}))]
+
+    def vars_of(self, index):
+        return [self.mechanism['var']]
+
+    def provenance(self):
+        return self.mechanism['provenance']
+
+    def entry_name(self):
+        return self.mechanism['name']
+
+    def judged(self, figures):
+        m = self.mechanism
+        return {m['name']: (figures[0][m['var']], m['ref'], m['unit'])}
 
 
 def absolute_targets():

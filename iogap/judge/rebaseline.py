@@ -20,7 +20,7 @@ import json
 import statistics
 
 from iogap.core import registry
-from iogap.core.figures import HIGHER, LOWER
+from iogap.core.figures import HIGHER, LOWER, OBSERVED
 
 #: Band half-width in standard deviations (one-sided false alarms ~0.1 %)
 K_SIGMA = 3.0
@@ -90,7 +90,7 @@ def samples(reports):
                                           []).append(value)
                         continue
                     fig = cls.figures.find(var)
-                    if fig is None or fig.better is None:
+                    if fig is None or fig.better in (None, OBSERVED):
                         continue
                     params = {p: tc[p] for p in cls.param_space.params
                               if not p.startswith('.')}

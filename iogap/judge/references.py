@@ -1,14 +1,25 @@
 '''Reference store: ``reference/<system>.yaml``, checked before any job.
 
-Four lists and a count. ``absolute``: one figure of the test cases a
+Five lists and a count. ``absolute``: one figure of the test cases a
 partition runs (``params`` select them; parameters left out match any
 value, the most specific entry wins). ``ratios``: one figure divided by another
 (parameters left out take their default). ``fits``: a statistic (r2,
-slope, intercept) of a figure against a swept parameter. ``unjudged``:
+slope, intercept) of a figure against a swept parameter. ``mechanisms``:
+a direct observation of a mechanism (a share of the bytes resident, or
+moved by the device) against a bound any healthy host meets. ``unjudged``:
 figures re-baselining found too noisy to judge, kept on record.
-``expected_skips``: how many cases a full night skips here. Every
-judged entry carries ``ref: [value, lower, upper]`` (relative bounds as in
-ReFrame, ``null`` for one-sided), its ``unit`` and its ``provenance``.
+``expected_skips``: how many cases a full night skips here, besides the
+judgements a host finds not applicable. Every judged entry carries ``ref:
+[value, lower, upper]`` (relative bounds as in ReFrame, ``null`` for
+one-sided), its ``unit`` and its ``provenance``.
+
+A judgement that holds only where the host has some property declares it:
+a ratio's ``precondition`` (another ratio, measured in the same run, with
+``at_most`` or ``at_least``, and ``what`` it means), or ``applies_when``
+(in words, for what the measuring test itself detects, such as a block
+device under the scratch root). Where it does not hold, the judgement is
+skipped as "not applicable on this host: <why>": neither pass nor fail,
+and expected (:func:`iogap.judge.unexpected_skips`).
 
 The file's shape is a JSON schema (iogap.judge.schema); its meaning (families, parameters,
 figures and units, partitions that generate the case, duplicates) is
@@ -58,7 +69,7 @@ class File:
             self.fail(['system'], f'names {self.data["system"]!r}, but the '
                                   f'file is for system {system!r}')
 
-        for key in ('absolute', 'ratios', 'fits', 'unjudged'):
+        for key in ('absolute', 'ratios', 'fits', 'mechanisms', 'unjudged'):
             self.data[key] = self.data.get(key) or lines.LineList()
 
         #: Entries whose cases need a feature this host lacks
@@ -83,7 +94,7 @@ class File:
             seen[key] = lines.line_of(self.data, where)
 
         names = {}
-        for kind in ('ratios', 'fits'):
+        for kind in ('ratios', 'fits', 'mechanisms'):
             for i, entry in enumerate(self.data[kind]):
                 where = [kind, i]
                 if entry['name'] in names:
@@ -91,18 +102,32 @@ class File:
                               f'already used on line {names[entry["name"]]}')
                 names[entry['name']] = lines.line_of(self.data, where)
                 if kind == 'ratios':
-                    for side in ('numerator', 'denominator'):
-                        self._case(where + [side], entry[side])
-                        if id(entry[side]) in self.absent:
-                            self.absent.add(id(entry))
-                    self._judged(where, entry, 'ratio')
-                else:
+                    self._ratio(where, entry)
+                elif kind == 'fits':
                     self._fit(where, entry)
+                else:
+                    fig = self._case(where, entry)
+                    self._judged(where, entry, fig.unit)
 
         for i, entry in enumerate(self.data['unjudged']):
             self._case(['unjudged', i], entry, partial=True)
 
-    def _case(self, where, entry, partial=False):
+    def _ratio(self, where, entry):
+        pre = entry.get('precondition') or {}
+        for side, path in [(entry[s], [s]) for s in ('numerator',
+                                                     'denominator')] + \
+                [(pre[s], ['precondition', s]) for s in pre
+                 if s in ('numerator', 'denominator')]:
+            self._case(where + path, side, described=bool(path[1:]))
+            if id(side) in self.absent:
+                self.absent.add(id(entry))
+        bound = pre.get('at_most', pre.get('at_least'))
+        if pre and not bound > 0:
+            self.fail(where + ['precondition'], f'bound {bound} must be '
+                      f'positive')
+        self._judged(where, entry, 'ratio')
+
+    def _case(self, where, entry, partial=False, described=False):
         '''Check a case (family, partition, params, var); its figure.'''
         cls = registry.get(entry['test'])
         if cls is None:
@@ -142,7 +167,8 @@ class File:
             self.fail(where + ['var'], f'{entry["test"]} reports no figure '
                       f'{entry["var"]!r} (its figures: '
                       f'{", ".join(cls.figures.templates())})')
-        if fig.better is None and not where[0] == 'unjudged':
+        if fig.better is None and not where[0] == 'unjudged' and \
+                not described:
             self.fail(where + ['var'], f'{entry["var"]} describes the spread '
                       f'of a run; it is not judged')
 
@@ -186,7 +212,8 @@ class File:
 
     def absent_count(self):
         return sum(id(e) in self.absent for kind in
-                   ('absolute', 'ratios', 'fits') for e in self.data[kind])
+                   ('absolute', 'ratios', 'fits', 'mechanisms')
+                   for e in self.data[kind])
 
 
 def variants(cls, params, partial):

@@ -25,6 +25,20 @@ def _entry(required, **props):
 
 
 _SIDE = _entry(['test', 'partition', 'var'], **_CASE)
+
+#: What must hold on a host for a judgement to apply there: a ratio of
+#: two figures against a one-sided bound, measured in the same run
+_PRECONDITION = {**_entry(['what', 'numerator', 'denominator'],
+                          what={'type': 'string', 'minLength': 1},
+                          numerator=_SIDE, denominator=_SIDE,
+                          at_most={'type': 'number'},
+                          at_least={'type': 'number'}),
+                 'oneOf': [{'required': ['at_most']},
+                           {'required': ['at_least']}]}
+
+#: Entries a host may find not applicable: what they need, in one line
+_CONDITIONAL = {'precondition': _PRECONDITION,
+                'applies_when': {'type': 'string', 'minLength': 1}}
 SCHEMA = {
     'type': 'object', 'additionalProperties': False, 'required': ['system'],
     'properties': {
@@ -35,7 +49,13 @@ SCHEMA = {
         'ratios': {'type': ['array', 'null'], 'items': _entry(
             ['name', 'numerator', 'denominator', 'ref', 'unit',
              'provenance'], name={'type': 'string'}, numerator=_SIDE,
-            denominator=_SIDE, **_JUDGED)},
+            denominator=_SIDE, **_JUDGED, **_CONDITIONAL)},
+        # Direct observations of a mechanism (bytes resident, bytes the
+        # device moved), against bounds that hold on any healthy host
+        'mechanisms': {'type': ['array', 'null'], 'items': _entry(
+            ['name', 'test', 'partition', 'var', 'ref', 'unit',
+             'provenance'], name={'type': 'string'}, **_CASE, **_JUDGED,
+            applies_when=_CONDITIONAL['applies_when'])},
         'fits': {'type': ['array', 'null'], 'items': _entry(
             ['name', 'test', 'partition', 'over', 'var', 'stat', 'ref',
              'unit', 'provenance'], name={'type': 'string'},
@@ -44,8 +64,9 @@ SCHEMA = {
         'unjudged': {'type': ['array', 'null'], 'items': _entry(
             ['test', 'partition', 'var', 'reason'], reason={'type': 'string'},
             **_CASE)},
-        # What a whole night skips on this system (the nightly pipeline
-        # fails when more cases skip, or any because a tool vanished)
+        # What a whole night skips on this system besides the judgements
+        # not applicable on this host (the nightly pipeline fails when
+        # more cases skip, or any because a tool vanished)
         'expected_skips': {'type': 'integer', 'minimum': 0},
     },
 }

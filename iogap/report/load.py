@@ -10,6 +10,7 @@ so one reader serves both.
 
 import json
 import os
+import math
 import pathlib
 import re
 import sqlite3
@@ -20,7 +21,10 @@ from dataclasses import dataclass, field
 from iogap.errors import IogapError
 
 #: Families that judge figures rather than measure them
-JUDGEMENTS = ('AbsoluteCheck', 'RatioCheck', 'FitCheck')
+JUDGEMENTS = ('AbsoluteCheck', 'RatioCheck', 'FitCheck', 'MechanismCheck')
+
+#: The verdict of a judgement not applicable on the host it ran on
+NOT_APPLICABLE = 'n/a'
 
 #: Schema of ReFrame 4.10's sqlite results database (reporting/storage.py)
 DB_SCHEMA = '1.0'
@@ -177,6 +181,14 @@ def rows_of(report, session):
             name = tc.get('display_name') or tc['name']
             params = {k: _typed(tc.get(k), v) for k, v in _PARAM.findall(name)
                       if not k.startswith('.')}
+            if tc.get('not_applicable') and tc.get('result') == 'skip':
+                # A judgement not applicable here: a row with no value
+                rows.append(Row(
+                    session, tc.get('system'), tc.get('partition'),
+                    name.split()[0], name, params, 'skip',
+                    tc.get('judgement') or name, math.nan, '', 0.0,
+                    verdict=NOT_APPLICABLE,
+                    method=tc['not_applicable']))
             for key, pv in (tc.get('perfvalues') or {}).items():
                 if not isinstance(pv, list) or len(pv) < 5 or \
                         not _numbers(pv[:2]):

@@ -17,6 +17,7 @@ td, th { border: 1px solid #ddd; padding: 2px 6px; text-align: left; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.fail td { background: #fdecea; } tr.pass td.verdict { color: #2e7d32; }
 tr.fail td.verdict { color: #c62828; font-weight: bold; }
+tr.na td.verdict { color: #757575; font-style: italic; }
 figure { margin: 1em 0; } img { max-width: 100%; }
 figcaption, .note { font-size: .9em; color: #555; }
 '''

@@ -1,20 +1,25 @@
 '''Section 5: every judgement at a glance. Each AbsoluteCheck, RatioCheck
-and FitCheck figure is a dot (green pass, red fail) on its reference band,
-on an axis of measured over reference so that all share one scale; the
-table under it gives the numbers and the references' provenance.'''
+FitCheck and MechanismCheck figure is a dot (green pass, red fail) on its
+reference band, on an axis of measured over reference so that all share one
+scale; the table under it gives the numbers and the references'
+provenance, and lists the judgements not applicable on the host (N/A, with
+the reason) that have no value to draw.'''
 
 import math
 
 from iogap.report import style
-from iogap.report.load import JUDGEMENTS
+from iogap.report.load import JUDGEMENTS, NOT_APPLICABLE
 
 KINDS = {'AbsoluteCheck': 'absolute references',
-         'RatioCheck': 'ratios', 'FitCheck': 'fits over the CPU clock'}
+         'RatioCheck': 'ratios', 'FitCheck': 'fits over the CPU clock',
+         'MechanismCheck': 'mechanisms observed directly'}
 LIMIT = 2 ** 4      # the axis spans at most 1/16x to 16x the reference
 
 
 def label(row):
     '''A judgement in a few words: its name, or what an absolute judges.'''
+    if row.verdict == NOT_APPLICABLE:
+        return row.figure
     if row.family != 'AbsoluteCheck':
         return row.judgement
     family, part, params = row.target()
@@ -76,19 +81,25 @@ def chart(ctx, kind, rows):
 def draw(ctx):
     rows = [r for r in ctx.rows if r.family in JUDGEMENTS and r.judged and
             r.ref and math.isfinite(r.value)]
-    if not rows:
+    na = [r for r in ctx.rows if r.family in JUDGEMENTS and
+          r.verdict == NOT_APPLICABLE]
+    if not rows and not na:
         return {}
     rows.sort(key=lambda r: (JUDGEMENTS.index(r.family), r.verdict != 'fail',
                              label(r)))
     figures = [chart(ctx, kind, [r for r in rows if r.family == kind])
                for kind in JUDGEMENTS if any(r.family == kind for r in rows)]
     rows.sort(key=lambda r: r.verdict != 'fail')
+    rows += sorted(na, key=label)
     table = {'head': ['judgement', 'what', 'partition', 'measured',
                       'reference', 'low', 'high', 'unit', 'verdict',
                       'provenance'],
              'rows': [[r.family, label(r), r.partition, r.value, r.ref,
                        *r.band(), r.unit, r.verdict, r.method]
-                      for r in rows],
-             'classes': [r.verdict or '' for r in rows],
+                      if r.verdict != NOT_APPLICABLE else
+                      [r.family, label(r), r.partition, None, None, None,
+                       None, '', 'N/A', r.method] for r in rows],
+             'classes': ['na' if r.verdict == NOT_APPLICABLE else
+                         r.verdict or '' for r in rows],
              'verdict': 8, 'shown': 40}
     return {'figures': figures, 'table': table}

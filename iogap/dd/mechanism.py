@@ -1,0 +1,119 @@
+'''What each dd step did to the page cache and the scratch device, seen
+directly rather than inferred from a bandwidth.
+
+Every step's ``iogap-io`` line (core/job.sh) gives the bytes the scratch
+root's block device read and wrote during it and the bytes dd itself
+fetched from storage; a write step's ``iogap-bytes`` line gives the bytes
+of the file left in the page cache. From them, as shares of the file:
+
+* ``write_device_share``: written by the device during the write (a dsync
+  or direct write reaches the device before dd returns; other processes'
+  writes only add to it, so a floor is safe on a shared device);
+* ``write_resident_share``: left in the page cache by the write (an
+  O_DIRECT write that fell back to the page cache leaves all of it);
+* ``read_once_fetched_share``: fetched from storage by the first read
+  (after an eviction, all of it);
+* ``reread_fetched_share``: the least fetched by a later read (a cached
+  re-read fetches nothing, every direct one all of it). dd's own count:
+  immune to other processes' I/O.
+
+Each share is the median over the repetitions.
+
+Where the host cannot tell (no block device under the scratch root, no
+fincore, no per-process I/O accounting), the share is not reported and the
+reason is kept: its judgement is not applicable on this host.
+'''
+
+import statistics
+
+from reframe.core.exceptions import SanityError
+
+from iogap.core.figures import OBSERVED, Figure
+
+STEPS = ('write', 'read_once', 'read_3x')
+DEVICE = Figure('{pattern}_device_{way}_bytes', 'B', better=None,
+                pattern=STEPS, way=('read', 'written'))
+FETCHED = Figure('{pattern}_fetched_bytes', 'B', better=None, pattern=STEPS)
+SHARE = Figure('{what}_share', '%', better=OBSERVED, what=(
+    'write_device', 'write_resident', 'read_once_fetched', 'reread_fetched'))
+FIGURES = (DEVICE, FETCHED, SHARE)
+
+
+def _ops(pattern, reads):
+    return {'write': ['write'], 'read_once': ['read1'],
+            'read_3x': [f'read{p}' for p in range(1, reads + 1)],
+            'reread': [f'read{p}' for p in range(2, reads + 1)]}[pattern]
+
+
+def _per_rep(found, ops, get, over=statistics.fmean):
+    '''The median over repetitions of ``get(step)`` over ``ops`` (their
+    mean, or ``over``).'''
+    reps = {}
+    for step in found:
+        if step['op'] in ops:
+            reps.setdefault(step['rep'], []).append(get(step))
+    return statistics.median(over(v) for v in reps.values())
+
+
+def observe(found, nbytes, device, reads):
+    '''``(figures, inapplicable)``: ``{name: (value, unit)}`` of the steps
+    ``found`` (each moving ``nbytes``), and ``{name: reason}`` for the
+    shares this host cannot observe. ``device`` is
+    :func:`iogap.core.steps.device_of` of the job's output.'''
+    for step in found:
+        if step.io is None:
+            raise SanityError(f'dd {step["op"]} (repetition {step["rep"]}): '
+                              f'the harness recorded no I/O counters')
+
+    patterns = [p for p in STEPS if reads or p == 'write']
+    shares = ['write_device', 'write_resident'] + \
+        ['read_once_fetched'] * bool(reads) + ['reread_fetched'] * (reads > 1)
+    why = no_device(device)
+    if why:
+        return {}, {SHARE.name(what=s): why for s in shares}
+
+    figures, missing = {}, {}
+    for pattern in patterns:
+        ops = _ops(pattern, reads)
+        for way in ('read', 'written'):
+            figures[DEVICE.name(pattern=pattern, way=way)] = (_per_rep(
+                found, ops, lambda s: s.io[f'device_{way}']), 'B')
+        if all(s.io['fetched'] is not None for s in found):
+            figures[FETCHED.name(pattern=pattern)] = (_per_rep(
+                found, ops, lambda s: s.io['fetched']), 'B')
+
+    def share(name, ops, get):
+        # The least any re-read fetched: one whose pages another process
+        # evicted (a neighbour's drop_caches) does not hide the others
+        figures[SHARE.name(what=name)] = (100 * _per_rep(
+            found, ops, get, min if name == 'reread_fetched' else
+            statistics.fmean) / nbytes, '%')
+
+    share('write_device', ['write'], lambda s: s.io['device_written'])
+    writes = [s for s in found if s['op'] == 'write']
+    if all(s.resident is not None for s in writes):
+        share('write_resident', ['write'], lambda s: s.resident)
+    else:
+        missing[SHARE.name(what='write_resident')] = \
+            'fincore is not installed: the page cache cannot be read'
+    for name in shares[2:]:
+        if FETCHED.name(pattern='write') in figures:
+            share(name, _ops(name.rsplit('_', 1)[0], reads),
+                  lambda s: s.io['fetched'])
+        else:
+            missing[SHARE.name(what=name)] = \
+                'the kernel keeps no per-process I/O accounting ' \
+                '(/proc/<pid>/io)'
+
+    return figures, missing
+
+
+def no_device(device):
+    '''Why the steps' device counters say nothing here, or ``None``.'''
+    if device is None:
+        return 'the job did not look for the scratch device'
+    name, majmin, kind = device
+    if name == 'none':
+        return (f'the scratch root is on {kind} (device {majmin}), with no '
+                f'block device of its own whose I/O could be counted')
+    return None
