@@ -28,6 +28,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from iogap.core import registry     # noqa: E402
+from iogap.core.figures import HIGHER   # noqa: E402
 from iogap.judge import rebaseline   # noqa: E402
 from iogap.profile import hostinfo   # noqa: E402
 
@@ -165,7 +167,7 @@ def main():
             clean = values(first, check, params, var)
             cv = rebaseline.spread(clean)
             tol, detects = rebaseline.band(cv)
-            high = var.endswith('_bw')
+            high = registry.better(check, var) == HIGHER
             ref = statistics.median(clean)
             false = sum(flagged(v, ref, tol, high)
                         for v in values(second, check, params, var))
@@ -280,4 +282,11 @@ def print_table(results, runs):
 
 
 if __name__ == '__main__':
-    main()
+    if sys.argv[1:2] == ['nights']:
+        from bench import nights
+        nights.main(sys.argv[2:])
+    elif sys.argv[1:2] == ['across']:
+        from bench import across
+        across.main(sys.argv[2:])
+    else:
+        main()

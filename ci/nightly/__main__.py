@@ -13,7 +13,7 @@ import json
 import os
 import sys
 
-from ci.nightly import history, verdict
+from ci.nightly import changepoint, history, verdict
 from ci.nightly.night import Night, shown
 
 
@@ -48,6 +48,28 @@ def _history(night, report):
             f'({shown(night.path("history.csv"))})']
 
 
+def _changepoints(night, report):
+    '''The change-point verdict over the history database; also added to
+    the JUnit report as its own suite.'''
+    with open(report) as fp:
+        uuid = json.load(fp)['session_info']['uuid']
+    lines, steps, cases = changepoint.judge(night.results_db, uuid)
+    if cases:
+        changepoint.add_junit(night.junit, cases)
+    return lines, bool(steps)
+
+
+def _with_steps(found, steps, stepped):
+    '''The band's lines with the change-point lines before the verdict,
+    which a step turns red.'''
+    *lines, last = found
+    if stepped:
+        last = (f'{last}; a step change across nights' if last.startswith(
+            'RED') else 'RED: every case passed and every figure is within '
+            'its reference, but the series of nights stepped (STEP above)')
+    return lines + steps + [last]
+
+
 def suite():
     night = Night(os.environ)
     system = night.locate()
@@ -58,6 +80,9 @@ def suite():
     lines = _history(night, report) if report else []
     found, red = verdict.judge(report, night.stdout, _reference_path(system),
                                returncode)
+    if report:      # the series of nights, beside tonight's bands
+        steps, stepped = _changepoints(night, report)
+        found, red = _with_steps(found, steps, stepped), red or stepped
     _print_summary(night, f'{system}, pipeline {night.extras["pipeline"]}, '
                    f'commit {night.extras["commit"][:12]}', lines + found)
     return 1 if red else 0

@@ -1,0 +1,210 @@
+'''The change-point verdict over the history database, on real nights
+(tests/data/changepoint: clean nights, then nights slowed by 25 %, see
+SOURCES.md). Bad input -- an empty or short history, a renamed figure, a
+failed case -- is derived from the real database at run time, each said
+so where it is made.'''
+
+import json
+import math
+import os
+import shutil
+import sqlite3
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from ci.nightly import __main__ as nightly
+from ci.nightly import changepoint as cp
+from iogap.core.figures import HIGHER, LOWER
+from iogap.judge import changepoint
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DB = os.path.join(ROOT, 'tests', 'data', 'changepoint', 'nights-results.db')
+
+
+def levels():
+    return [str(info.get('slowdown')) for info, _ in cp.sessions(DB)]
+
+
+def first_slowed():
+    return levels().index('25')
+
+
+def copy_db(tmp_path, keep=None, edit=None):
+    '''A copy of the real database with only the first ``keep`` sessions;
+    ``edit(report)`` rewrites the newest one.'''
+    path = tmp_path / 'results.db'
+    shutil.copyfile(DB, path)
+    with sqlite3.connect(path) as conn:
+        rows = conn.execute('SELECT uuid, json_blob FROM sessions ORDER BY '
+                            'session_start_unix').fetchall()
+        drop = [u for u, _ in rows[keep:]] if keep is not None else []
+        for uuid in drop:
+            conn.execute('DELETE FROM testcases WHERE session_uuid = ?',
+                         (uuid,))
+            conn.execute('DELETE FROM sessions WHERE uuid = ?', (uuid,))
+        rows = rows[:keep] if keep is not None else rows
+        if edit and rows:
+            uuid, blob = rows[-1]
+            report = json.loads(blob)
+            edit(report)
+            conn.execute('UPDATE sessions SET json_blob = ? WHERE uuid = ?',
+                         (json.dumps(report), uuid))
+    conn.close()
+    return str(path)
+
+
+def steps(lines):
+    return [line for line in lines if line.startswith('STEP ')]
+
+
+def test_the_clean_nights_are_steady():
+    lines, found, cases = cp.judge(DB, cp.sessions(DB)[first_slowed() - 1][
+        0]['uuid'])
+    assert found == [] and not steps(lines)
+    assert lines[-1].startswith('STEADY: 0 step change(s) in ')
+    assert all(status == 'steady' for _, status, _ in cases)
+
+
+def test_the_slowed_nights_are_a_step_where_they_started():
+    nights = cp.sessions(DB)
+    lines, found, cases = cp.judge(DB)
+    assert found, lines
+    assert lines[-1].startswith(f'STEP: {len(found)} step change(s)')
+    start = first_slowed()
+    series, _ = cp.series(nights)
+    for name, step in found:
+        assert name.endswith(('read_once_bw', 'write_bw', 'read_3x_bw'))
+        # The step starts on a slowed night, and its size is a drop whose
+        # interval holds the measured change of the geometric means
+        key = next(k for k in series if name == f'{k[1]} @{k[0]}: {k[2]}')
+        night = series[key][step.start][0]
+        assert levels()[night] == '25' and night >= start
+        assert step.low <= step.size <= step.high < 0
+    assert any(status == 'step' for _, status, _ in cases)
+
+
+def test_a_step_names_what_changed_that_night(tmp_path):
+    # Derived: the first slowed night's session says it ran on another
+    # kernel, as the nightly records it
+    start = first_slowed()
+    path = copy_db(tmp_path)
+    with sqlite3.connect(path) as conn:
+        rows = conn.execute('SELECT uuid, json_blob FROM sessions ORDER BY '
+                            'session_start_unix').fetchall()
+        for i, (uuid, blob) in enumerate(rows):
+            report = json.loads(blob)
+            report['session_info']['kernel'] = '6.1' if i < start else '6.2'
+            conn.execute('UPDATE sessions SET json_blob = ? WHERE uuid = ?',
+                         (json.dumps(report), uuid))
+    conn.close()
+    lines, found, _ = cp.judge(path)
+    assert found
+    changed = [line for line in steps(lines) if f'night of {cp.sessions(path)[start][0]["time_start"]}' in line]
+    assert changed and all('kernel 6.1 -> 6.2' in line for line in changed)
+
+
+def test_an_empty_history_is_one_line(tmp_path):
+    path = copy_db(tmp_path, keep=0)
+    lines, found, cases = cp.judge(path)
+    assert lines == [f'change points: tonight is not in {path} (0 '
+                     f'session(s)): not judged'] and not found and not cases
+
+
+def test_a_short_history_is_one_line_and_no_alert(tmp_path):
+    path = copy_db(tmp_path, keep=3)
+    lines, found, cases = cp.judge(path)
+    assert not found and not steps(lines)
+    short = [line for line in lines if 'too few nights' in line]
+    assert len(short) == 1 and '3 night(s): a step needs at least 6' in \
+        short[0]
+    assert {status for _, status, _ in cases} == {'short'}
+
+
+def test_a_missing_database_is_one_line(tmp_path):
+    lines, found, _ = cp.judge(str(tmp_path / 'none.db'))
+    assert len(lines) == 1 and 'unreadable' in lines[0] and not found
+
+
+def _rename(report):
+    for tc in report['runs'][0]['testcases']:
+        tc['perfvalues'] = {k.replace(':write_bw', ':write_bandwidth'): v
+                            for k, v in tc.get('perfvalues', {}).items()}
+
+
+def test_a_renamed_figure_is_one_line_each_way_and_no_alert(tmp_path):
+    # Derived: tonight's write_bw is called write_bandwidth (not a declared
+    # figure: it is not judged); the old name has no value tonight
+    path = copy_db(tmp_path, keep=first_slowed(), edit=_rename)
+    lines, found, _ = cp.judge(path)
+    assert not found and not steps(lines)
+    gone = [line for line in lines if 'renamed or dropped' in line]
+    assert len(gone) == 1 and gone[0].endswith(': write_bw')
+
+
+def _fail_direct(report):
+    for tc in report['runs'][0]['testcases']:
+        if tc.get('mode') == 'direct':
+            tc.update(result='fail', fail_phase='sanity',
+                      fail_reason='dd: error writing', perfvalues={})
+
+
+def test_a_failed_case_is_one_line_and_no_alert(tmp_path):
+    # Derived: tonight's direct dd failed in sanity (no figures)
+    path = copy_db(tmp_path, keep=first_slowed(), edit=_fail_direct)
+    lines, found, _ = cp.judge(path)
+    assert not found and not steps(lines)
+    failed = [line for line in lines if 'failed tonight' in line]
+    assert len(failed) == 1 and '%mode=direct' in failed[0]
+    assert not [line for line in lines if 'renamed or dropped' in line]
+
+
+def test_a_latency_steps_up_not_down():
+    # Derived: the reciprocal of a real bandwidth series behaves like a
+    # latency; the direction comes from the declaration, not the name
+    series, _ = cp.series(cp.sessions(DB))
+    key = next(k for k in series if k[2] == 'read_once_bw' and
+               'direct' in k[1])
+    values = [v for _, v in series[key]]
+    down, _ = changepoint.recent_step(values, HIGHER)
+    up, _ = changepoint.recent_step([1 / v for v in values], LOWER)
+    wrong, _ = changepoint.recent_step([1 / v for v in values], HIGHER)
+    assert down is not None and up is not None and wrong is None
+    assert up.start == down.start
+    assert up.size == pytest.approx(1 / (1 + down.size) - 1)
+
+
+@pytest.mark.parametrize('values, why', [
+    ([], '0 night(s): a step needs at least 6'),
+    ([1.0, 2.0, 0.0, 1.0, 1.0, 1.0], 'a value is not a positive number'),
+    ([1.0, None, 1.0, 1.0, 1.0, 1.0], 'a value is not a positive number'),
+    ([2.0] * 8, 'the values do not vary: nothing to test'),
+])
+def test_bad_series_give_a_reason(values, why):
+    assert changepoint.recent_step(values, HIGHER) == (None, why)
+    assert changepoint.recent_step([1.0] * 8, None)[1] == \
+        'the figure declares no better direction'
+
+
+def test_steps_are_their_own_junit_suite(tmp_path):
+    junit = tmp_path / 'junit.xml'
+    ET.ElementTree(ET.Element('testsuites')).write(junit)
+    _, _, cases = cp.judge(DB)
+    cp.add_junit(str(junit), cases)
+    [suite] = ET.parse(junit).getroot().findall('testsuite')
+    assert suite.get('name') == 'changepoint'
+    assert int(suite.get('failures')) == sum(s == 'step' for _, s, _ in cases)
+    assert int(suite.get('failures')) == len(suite.findall('.//failure'))
+    assert math.isclose(int(suite.get('tests')), len(cases))
+
+
+def test_a_step_turns_a_green_night_red():
+    green = ['1 cases', 'GREEN: every case passed, every figure within its '
+             'reference']
+    assert nightly._with_steps(green, ['STEADY: 0'], False) == \
+        ['1 cases', 'STEADY: 0', green[1]]
+    stepped = nightly._with_steps(green, ['STEP x', 'STEP: 1'], True)
+    assert stepped[:3] == ['1 cases', 'STEP x', 'STEP: 1']
+    assert stepped[-1].startswith('RED: ') and 'stepped' in stepped[-1]
+    red = nightly._with_steps(['RED: 1 failed case(s)'], ['STEP: 1'], True)
+    assert red[-1] == 'RED: 1 failed case(s); a step change across nights'
