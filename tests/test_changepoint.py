@@ -1,8 +1,7 @@
-'''The change-point verdict over the history database, on real nights
-(tests/data/changepoint: clean nights, then nights slowed by 25 %, see
-SOURCES.md). Bad input -- an empty or short history, a renamed figure, a
-failed case -- is derived from the real database at run time, each said
-so where it is made.'''
+'''The change-point verdict over the history database, on eight real
+clean nights (tests/data/changepoint, see make_data.py). A step, and bad
+input -- an empty or short history, a renamed figure, a failed case --
+are derived from them at run time, each said so where it is made.'''
 
 import json
 import math
@@ -22,17 +21,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DB = os.path.join(ROOT, 'tests', 'data', 'changepoint', 'nights-results.db')
 
 
-def levels():
-    return [str(info.get('slowdown')) for info, _ in cp.sessions(DB)]
+#: The derived step: the last nights' figures scaled by this (not a
+#: measurement: a known step on real night-to-night noise)
+STEP, STEPPED = 0.7, 3
 
 
-def first_slowed():
-    return levels().index('25')
-
-
-def copy_db(tmp_path, keep=None, edit=None):
+def copy_db(tmp_path, keep=None, edit=None, step=False):
     '''A copy of the real database with only the first ``keep`` sessions;
-    ``edit(report)`` rewrites the newest one.'''
+    ``edit(report)`` rewrites the newest one; ``step`` scales every figure
+    of the last ``STEPPED`` nights by ``STEP``.'''
     path = tmp_path / 'results.db'
     shutil.copyfile(DB, path)
     with sqlite3.connect(path) as conn:
@@ -44,6 +41,13 @@ def copy_db(tmp_path, keep=None, edit=None):
                          (uuid,))
             conn.execute('DELETE FROM sessions WHERE uuid = ?', (uuid,))
         rows = rows[:keep] if keep is not None else rows
+        for uuid, blob in rows[-STEPPED:] if step else []:
+            report = json.loads(blob)
+            for tc in report['runs'][0]['testcases']:
+                for value in (tc.get('perfvalues') or {}).values():
+                    value[0] *= STEP
+            conn.execute('UPDATE sessions SET json_blob = ? WHERE uuid = ?',
+                         (json.dumps(report), uuid))
         if edit and rows:
             uuid, blob = rows[-1]
             report = json.loads(blob)
@@ -59,49 +63,51 @@ def steps(lines):
 
 
 def test_the_clean_nights_are_steady():
-    lines, found, cases = cp.judge(DB, cp.sessions(DB)[first_slowed() - 1][
-        0]['uuid'])
+    lines, found, cases = cp.judge(DB)
     assert found == [] and not steps(lines)
     assert lines[-1].startswith('STEADY: 0 step change(s) in ')
-    assert all(status == 'steady' for _, status, _ in cases)
+    assert cases and all(status == 'steady' for _, status, _ in cases)
 
 
-def test_the_slowed_nights_are_a_step_where_they_started():
-    nights = cp.sessions(DB)
-    lines, found, cases = cp.judge(DB)
-    assert found, lines
-    assert lines[-1].startswith(f'STEP: {len(found)} step change(s)')
-    start = first_slowed()
+def test_a_step_is_found_where_it_started_with_its_size(tmp_path):
+    path = copy_db(tmp_path, step=True)
+    nights = cp.sessions(path)
+    lines, found, cases = cp.judge(path)
     series, _ = cp.series(nights)
+    judged = [name for name, status, _ in cases]
+    assert [name for name, _ in found] == [n for n in judged if n in dict(
+        found)] and found, lines
+    assert lines[-1].startswith(f'STEP: {len(found)} step change(s)')
+    start = len(nights) - STEPPED
     for name, step in found:
-        assert name.endswith(('read_once_bw', 'write_bw', 'read_3x_bw'))
-        # The step starts on a slowed night, and its size is a drop whose
-        # interval holds the measured change of the geometric means
         key = next(k for k in series if name == f'{k[1]} @{k[0]}: {k[2]}')
-        night = series[key][step.start][0]
-        assert levels()[night] == '25' and night >= start
+        assert series[key][step.start][0] >= start
         assert step.low <= step.size <= step.high < 0
-    assert any(status == 'step' for _, status, _ in cases)
+    assert any(series[k][s.start][0] == start for k in series
+               for name, s in found if name == f'{k[1]} @{k[0]}: {k[2]}')
+    assert sum(status == 'step' for _, status, _ in cases) == len(found)
 
 
 def test_a_step_names_what_changed_that_night(tmp_path):
-    # Derived: the first slowed night's session says it ran on another
-    # kernel, as the nightly records it
-    start = first_slowed()
-    path = copy_db(tmp_path)
+    # Derived: the stepped nights' sessions say they ran on another kernel
+    # and another Spack environment, as the nightly records them
+    path = copy_db(tmp_path, step=True)
     with sqlite3.connect(path) as conn:
         rows = conn.execute('SELECT uuid, json_blob FROM sessions ORDER BY '
                             'session_start_unix').fetchall()
         for i, (uuid, blob) in enumerate(rows):
             report = json.loads(blob)
-            report['session_info']['kernel'] = '6.1' if i < start else '6.2'
+            new = i >= len(rows) - STEPPED
+            report['session_info'].update(kernel='6.2' if new else '6.1',
+                                          spack_lock='b' if new else 'a')
             conn.execute('UPDATE sessions SET json_blob = ? WHERE uuid = ?',
                          (json.dumps(report), uuid))
     conn.close()
     lines, found, _ = cp.judge(path)
-    assert found
-    changed = [line for line in steps(lines) if f'night of {cp.sessions(path)[start][0]["time_start"]}' in line]
-    assert changed and all('kernel 6.1 -> 6.2' in line for line in changed)
+    assert found and len(steps(lines)) == len(found)
+    for line in steps(lines):
+        assert line.endswith('what changed that night: kernel 6.1 -> 6.2; '
+                             'spack_lock a -> b')
 
 
 def test_an_empty_history_is_one_line(tmp_path):
@@ -135,7 +141,7 @@ def _rename(report):
 def test_a_renamed_figure_is_one_line_each_way_and_no_alert(tmp_path):
     # Derived: tonight's write_bw is called write_bandwidth (not a declared
     # figure: it is not judged); the old name has no value tonight
-    path = copy_db(tmp_path, keep=first_slowed(), edit=_rename)
+    path = copy_db(tmp_path, edit=_rename)
     lines, found, _ = cp.judge(path)
     assert not found and not steps(lines)
     gone = [line for line in lines if 'renamed or dropped' in line]
@@ -151,7 +157,7 @@ def _fail_direct(report):
 
 def test_a_failed_case_is_one_line_and_no_alert(tmp_path):
     # Derived: tonight's direct dd failed in sanity (no figures)
-    path = copy_db(tmp_path, keep=first_slowed(), edit=_fail_direct)
+    path = copy_db(tmp_path, edit=_fail_direct)
     lines, found, _ = cp.judge(path)
     assert not found and not steps(lines)
     failed = [line for line in lines if 'failed tonight' in line]
@@ -159,12 +165,12 @@ def test_a_failed_case_is_one_line_and_no_alert(tmp_path):
     assert not [line for line in lines if 'renamed or dropped' in line]
 
 
-def test_a_latency_steps_up_not_down():
-    # Derived: the reciprocal of a real bandwidth series behaves like a
-    # latency; the direction comes from the declaration, not the name
-    series, _ = cp.series(cp.sessions(DB))
-    key = next(k for k in series if k[2] == 'read_once_bw' and
-               'direct' in k[1])
+def test_a_latency_steps_up_not_down(tmp_path):
+    # Derived: the reciprocal of a stepped real bandwidth series behaves
+    # like a latency; the direction comes from the declaration alone
+    series, _ = cp.series(cp.sessions(copy_db(tmp_path, step=True)))
+    key = next(k for k in series if k[2] == 'read_3x_bw' and
+               'buffered' in k[1])
     values = [v for _, v in series[key]]
     down, _ = changepoint.recent_step(values, HIGHER)
     up, _ = changepoint.recent_step([1 / v for v in values], LOWER)
@@ -189,7 +195,8 @@ def test_bad_series_give_a_reason(values, why):
 def test_steps_are_their_own_junit_suite(tmp_path):
     junit = tmp_path / 'junit.xml'
     ET.ElementTree(ET.Element('testsuites')).write(junit)
-    _, _, cases = cp.judge(DB)
+    _, found, cases = cp.judge(copy_db(tmp_path, step=True))
+    assert found
     cp.add_junit(str(junit), cases)
     [suite] = ET.parse(junit).getroot().findall('testsuite')
     assert suite.get('name') == 'changepoint'

@@ -1,7 +1,7 @@
 '''Write nights-results.db, the change-point tests' history database, from
 the results database of a real run of the detection benchmark's nights
-(bench/detection.py nights -o DIR): the clean nights and the 25 % slowed
-nights, in the order they ran; the other sessions are removed. Every
+(bench/detection.py nights -o DIR): its first clean nights, in the order
+they ran; the other sessions are removed. Every
 session is kept exactly as ReFrame stored it, so ReFrame's own tools read
 the copy as they read the original.
 
@@ -16,11 +16,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-#: Sessions kept, by the slowdown (%) their night ran with
-KEEP = ('0', '25')
-
-#: Clean nights kept (the first ones; every 25 % night is kept)
-CLEAN = 12
+#: Clean nights kept (the first ones)
+CLEAN = 8
 
 
 def main(source):
@@ -32,10 +29,9 @@ def main(source):
     kept, clean = [], 0
     for uuid, blob in rows:
         info = json.loads(blob)['session_info']
-        level = str(info.get('slowdown'))
-        if level == '0' and clean < CLEAN or level in KEEP[1:]:
+        if str(info.get('slowdown')) == '0' and clean < CLEAN:
             kept.append(uuid)
-            clean += level == '0'
+            clean += 1
     marks = ','.join('?' * len(kept))
     conn.execute(f'DELETE FROM testcases WHERE session_uuid NOT IN ({marks})',
                  kept)
@@ -43,7 +39,7 @@ def main(source):
     conn.commit()
     conn.execute('VACUUM')
     conn.close()
-    print(f'{db}: {len(kept)} sessions ({clean} clean)')
+    print(f'{db}: {len(kept)} clean sessions')
 
 
 if __name__ == '__main__':
