@@ -215,3 +215,23 @@ def test_a_step_turns_a_green_night_red():
     assert stepped[-1].startswith('RED: ') and 'stepped' in stepped[-1]
     red = nightly._with_steps(['RED: 1 failed case(s)'], ['STEP: 1'], True)
     assert red[-1] == 'RED: 1 failed case(s); a step change across nights'
+
+
+def test_the_report_page_shows_the_step_beside_the_band(tmp_path,
+                                                       monkeypatch):
+    from matplotlib.figure import Figure
+    from iogap.report.__main__ import main
+    monkeypatch.setattr(Figure, 'savefig', lambda self, path, **kw: open(
+        path, 'wb').write(b'\x89PNG\r\n\x1a\n'))
+    out, path = tmp_path / 'report', copy_db(tmp_path, step=True)
+    assert main(['--db', path, '-o', str(out)]) == 0
+    manifest = json.loads((out / 'figures.json').read_text())
+    history = next(s for s in manifest['sections'] if s['key'] == 'history')
+    head, rows = history['table']['head'], history['table']['rows']
+    across = head.index('across nights')
+    assert head[across - 1] == 'newest verdict'
+    stepped = [r for r in rows if r[across].startswith('step ')]
+    _, found, _ = cp.judge(path)
+    assert len(stepped) == len(found) and rows[:len(stepped)] == stepped
+    assert all(r[across] in ('steady', '') for r in rows[len(stepped):])
+    assert 'step change across nights' in (out / 'index.html').read_text()

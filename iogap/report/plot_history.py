@@ -7,6 +7,7 @@ band's verdict, each figure's series is judged for a recent step change
 import statistics
 
 from iogap.core import registry
+from iogap.core.figures import HIGHER, LOWER
 from iogap.judge import changepoint
 from iogap.report import plot_dd, style
 from iogap.report.load import JUDGEMENTS, median
@@ -64,8 +65,8 @@ class Series:
         _, row, judge = self.points[newest]
         change, way = self.change(newest) or 0.0, better(row)
         return (judge is not None and judge.verdict == 'fail',
-                -change if way == 'higher' else
-                change if way == 'lower' else 0.0)
+                -change if way == HIGHER else
+                change if way == LOWER else 0.0)
 
 
 def collect(ctx, system):
