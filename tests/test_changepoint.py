@@ -113,8 +113,8 @@ def test_a_step_names_what_changed_that_night(tmp_path):
 def test_an_empty_history_is_one_line(tmp_path):
     path = copy_db(tmp_path, keep=0)
     lines, found, cases = cp.judge(path)
-    assert lines == [f'change points: tonight is not in {path} (0 '
-                     f'session(s)): not judged'] and not found and not cases
+    assert lines == [f'change points: tonight is not in {path}: not '
+                     f'judged'] and not found and not cases
 
 
 def test_a_short_history_is_one_line_and_no_alert(tmp_path):
@@ -125,6 +125,16 @@ def test_a_short_history_is_one_line_and_no_alert(tmp_path):
     assert len(short) == 1 and '3 night(s): a step needs at least 6' in \
         short[0]
     assert {status for _, status, _ in cases} == {'short'}
+
+
+def test_only_the_nights_up_to_tonight_are_read():
+    nights = cp.sessions(DB)
+    assert [i['uuid'] for i, _ in cp.sessions(DB, kept=3)] == \
+        [i['uuid'] for i, _ in nights[-3:]]
+    tonight = nights[4][0]['uuid']
+    assert [i['uuid'] for i, _ in cp.sessions(DB, tonight)] == \
+        [i['uuid'] for i, _ in nights[:5]]
+    assert cp.sessions(DB, 'no-such-session') == []
 
 
 def test_a_missing_database_is_one_line(tmp_path):

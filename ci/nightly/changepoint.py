@@ -17,15 +17,30 @@ from iogap.judge import changepoint
 _REPEAT = re.compile(r'\s*%\.?repeat_no=\d+')
 
 
-def sessions(db_path):
-    '''``[(session_info, final cases)]`` of the database, oldest first.'''
+#: Sessions read back from tonight: enough for every candidate step (a
+#: year of full nights would be hundreds of MB of JSON to decode)
+KEPT = 3 * (changepoint.HISTORY + changepoint.WINDOW)
+
+
+def sessions(db_path, uuid=None, kept=KEPT):
+    '''``[(session_info, final cases)]`` of the database, oldest first: the
+    ``kept`` sessions up to session ``uuid`` (the newest when ``None``);
+    ``[]`` when ``uuid`` is not there.'''
     uri = f'file:{db_path}?mode=ro'
     with sqlite3.connect(uri, uri=True) as conn:
-        rows = conn.execute('SELECT json_blob FROM sessions ORDER BY '
-                            'session_start_unix').fetchall()
+        order = [u for (u,) in conn.execute(
+            'SELECT uuid FROM sessions ORDER BY session_start_unix')]
+        if uuid is not None and uuid not in order:
+            return []
+        last = order.index(uuid) + 1 if uuid else len(order)
+        wanted = order[max(0, last - kept):last]
+        blobs = dict(conn.execute(
+            f'SELECT uuid, json_blob FROM sessions WHERE uuid IN '
+            f'({",".join("?" * len(wanted))})', wanted).fetchall())
+    conn.close()
     found = []
-    for (blob,) in rows:
-        report = json.loads(blob)
+    for key in wanted:
+        report = json.loads(blobs[key])
         found.append((report['session_info'], final_cases(report)))
     return found
 
@@ -82,16 +97,14 @@ def judge(db_path, uuid=None):
     is session ``uuid`` (the newest when ``None``).'''
     from iogap.core import registry
     try:
-        nights = sessions(db_path)
+        nights = sessions(db_path, uuid)
     except (sqlite3.Error, OSError, ValueError, KeyError) as err:
         return [f'change points: history database {db_path} unreadable '
                 f'({err}): not judged'], [], []
-    uuids = [info.get('uuid') for info, _ in nights]
-    if not nights or (uuid and uuid not in uuids):
-        return [f'change points: tonight is not in {db_path} '
-                f'({len(nights)} session(s)): not judged'], [], []
-    tonight = uuids.index(uuid) if uuid else len(nights) - 1
-    nights = nights[:tonight + 1]
+    if not nights:
+        return [f'change points: tonight is not in {db_path}: not '
+                f'judged'], [], []
+    tonight = len(nights) - 1
     found, failed = series(nights)
     lines, steps, cases, short, gone = [], [], [], [], []
     ran = {case_of(tc) for tc in nights[tonight][1]}
