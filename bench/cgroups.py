@@ -43,8 +43,9 @@ def slowdown(rates, cpu, root):
             f'blkio.throttle.{way}_bps_device': f'{dev} {int(rate)}'
             for way, rate in rates.items()}))
     if cpu:
-        groups.append(make('cpu', {'cpu.cfs_period_us': 10000,
-                                   'cpu.cfs_quota_us': int(10000 * (1 - cpu))}))
+        groups.append(make('cpu', {
+            'cpu.cfs_period_us': 10000,
+            'cpu.cfs_quota_us': int(10000 * (1 - cpu))}))
     return groups
 
 
