@@ -122,18 +122,32 @@ def judge(db_path, uuid=None):
             (short if 'a step needs' in why else cases).append(
                 (name, 'short' if 'a step needs' in why else 'steady', why))
             continue
-        start, before = points[step.start][0], points[step.start - 1][0]
-        info = nights[start][0]
-        message = (f'{step.describe()}, from the night of '
-                   f'{info.get("time_start", "?")} (session '
-                   f'{str(info.get("uuid"))[:8]}); what changed that night: '
-                   f'{what_changed(nights, before, start, case)}')
+        message = _where_from(nights, points, step, case)
         lines.append(f'STEP {name}: {message}')
         steps.append((name, step))
         cases.append((name, 'step', message))
-    for case in sorted(failed.get(tonight, ())):
-        lines.append(f'change points: {case} failed tonight: its figures '
-                     f'have no value to judge')
+    lines += _notes(failed.get(tonight, ()), short, gone)
+    lines.append(f'{"STEP" if steps else "STEADY"}: {len(steps)} step '
+                 f'change(s) in {len(cases)} figure(s) judged over '
+                 f'{len(nights)} night(s) of {db_path}')
+    return lines, steps, cases + short
+
+
+def _where_from(nights, points, step, case):
+    '''A step's size, the night it started and what changed then.'''
+    start, before = points[step.start][0], points[step.start - 1][0]
+    info = nights[start][0]
+    return (f'{step.describe()}, from the night of '
+            f'{info.get("time_start", "?")} (session '
+            f'{str(info.get("uuid"))[:8]}); what changed that night: '
+            f'{what_changed(nights, before, start, case)}')
+
+
+def _notes(failed, short, gone):
+    '''One line per failed case, one for the figures too new to judge,
+    one for those gone tonight.'''
+    lines = [f'change points: {case} failed tonight: its figures have no '
+             f'value to judge' for case in sorted(failed)]
     if short:
         lines.append(f'change points: {len(short)} figure(s) with too few '
                      f'nights to judge (new or renamed), e.g. {short[0][0]}'
@@ -142,11 +156,7 @@ def judge(db_path, uuid=None):
         lines.append(f'change points: {len(gone)} figure(s) of cases that '
                      f'ran tonight have no value tonight (renamed or '
                      f'dropped), e.g. {gone[0]}')
-    judged = len(cases) - len(steps)
-    lines.append(f'{"STEP" if steps else "STEADY"}: {len(steps)} step '
-                 f'change(s) in {judged + len(steps)} figure(s) judged over '
-                 f'{len(nights)} night(s) of {db_path}')
-    return lines, steps, cases + short
+    return lines
 
 
 def add_junit(path, cases):
