@@ -245,3 +245,24 @@ def test_the_report_page_shows_the_step_beside_the_band(tmp_path,
     assert len(stepped) == len(found) and rows[:len(stepped)] == stepped
     assert all(r[across] in ('steady', '') for r in rows[len(stepped):])
     assert 'step change across nights' in (out / 'index.html').read_text()
+
+
+def test_provenance_names_the_kernel_and_the_spack_lock(tmp_path):
+    import hashlib
+    from ci.nightly import provenance
+    from conftest import built_view
+    view = built_view()
+    lock = view and os.path.join(os.path.dirname(view), 'spack.lock')
+    if not lock or not os.path.exists(lock):
+        pytest.skip('no Spack environment with a spack.lock built here')
+    found = provenance.extras({'IOGAP_SPACK_VIEW': view})
+    assert found['kernel'] == os.uname().release
+    with open(lock, 'rb') as fp:
+        assert found['spack_lock'] == hashlib.sha256(fp.read()).hexdigest()[
+            :12]
+    assert 'ior@4.0.0' in found['tools'].split(';')
+    assert not any(',' in v for v in found.values())
+    assert provenance.changes(
+        {'commit': 'a', 'kernel': found['kernel']},
+        {'commit': 'b', 'kernel': found['kernel'], 'spack_lock': 'x'}) == [
+            'commit a -> b', 'spack_lock unrecorded -> x']
