@@ -266,3 +266,13 @@ def test_provenance_names_the_kernel_and_the_spack_lock(tmp_path):
         {'commit': 'a', 'kernel': found['kernel']},
         {'commit': 'b', 'kernel': found['kernel'], 'spack_lock': 'x'}) == [
             'commit a -> b', 'spack_lock unrecorded -> x']
+
+
+def test_the_command_line_judges_a_database(tmp_path, capsys):
+    assert nightly.main(['changepoints', DB]) == 0
+    assert capsys.readouterr().out.startswith('STEADY: 0 step change(s)')
+    assert nightly.main(['changepoints', copy_db(tmp_path, step=True)]) == 1
+    assert 'STEP ' in capsys.readouterr().out
+    assert nightly.main(['changepoints', str(tmp_path / 'none.db')]) == 2
+    out = capsys.readouterr().out
+    assert out.count('\n') == 1 and 'unreadable' in out

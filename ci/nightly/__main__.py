@@ -1,11 +1,12 @@
-'''python -m ci.nightly suite | verdict REPORT [--stdout FILE]
+'''python -m ci.nightly suite | verdict REPORT [--stdout FILE] | changepoints DB
 
 ``suite`` runs tonight's suite (IOGAP_SYSTEM, IOGAP_SELECT), tagged with
 the pipeline and commit, into the history database (IOGAP_RESULTS_DB),
 compares it with the last IOGAP_HISTORY_NIGHTS days, hands the run report
 to the later jobs (``output/ci/night.env``) and ends the job log with the
 night's summary (also ``output/ci/summary.txt``); it exits 1 on a red night.
-``verdict`` judges a run again from its files.
+``verdict`` judges a run again from its files; ``changepoints`` judges
+the series of nights of a results database (docs/changepoints.md).
 '''
 
 import argparse
@@ -105,7 +106,15 @@ def main(argv=None):
     again = sub.add_parser('verdict', help='judge a run from its files')
     again.add_argument('report', help='the ReFrame run report')
     again.add_argument('--stdout', help="reframe's stdout (skip reasons)")
+    steps = sub.add_parser('changepoints', help='judge the series of nights '
+                           'of a results database for step changes')
+    steps.add_argument('db', help="ReFrame's results database")
+    steps.add_argument('--session', help='tonight (default: the newest)')
     args = parser.parse_args(argv)
+    if args.command == 'changepoints':
+        lines, found, _ = changepoint.judge(args.db, args.session)
+        print('\n'.join(lines))
+        return 1 if found else 2 if lines[-1].endswith('not judged') else 0
     return suite() if args.command == 'suite' else recheck(args)
 
 
