@@ -5,6 +5,11 @@
 Given the -o of an interrupted benchmark, it resumes: finished runs are
 reused.
 
+Across nights (bench/nights.py, bench/across.py, bench/detectors.py):
+
+    python bench/detection.py nights -o DIR [--nights 60]   # real nights
+    python bench/detection.py across -o DIR [--compare]     # the tables
+
 Runs the suite on the generic profile (this host) with reframe's --repeat:
 two sets of clean runs, then runs with slowdowns injected for real through
 cgroup v1 -- blkio throttling of the scratch device for direct I/O, a CPU
@@ -28,11 +33,13 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from bench import cgroups            # noqa: E402
+from iogap.core import registry     # noqa: E402
+from iogap.core.figures import HIGHER   # noqa: E402
 from iogap.judge import rebaseline   # noqa: E402
 from iogap.profile import hostinfo   # noqa: E402
 
-CGROUP = '/sys/fs/cgroup'
-NAME = 'iogap-bench'
+CGROUP = cgroups.CGROUP
 
 #: Figures judged, by the method that slows them: (check, params, var)
 FIGURES = {
@@ -76,16 +83,6 @@ def methods(root):
     if hostinfo.fs_type(root) in hostinfo.MEMORY_FS:
         found['blkio'] = f'{root} is in memory: no device to throttle'
     return found
-
-
-def cgroup(method, limits):
-    '''Make the bench's cgroup of one controller with ``limits``.'''
-    path = os.path.join(CGROUP, method, NAME)
-    os.makedirs(path, exist_ok=True)
-    for knob, value in limits.items():
-        with open(os.path.join(path, knob), 'w') as fp:
-            fp.write(str(value))
-    return path
 
 
 def run(tag, out, root, runs, select, groups=()):
@@ -165,7 +162,7 @@ def main():
             clean = values(first, check, params, var)
             cv = rebaseline.spread(clean)
             tol, detects = rebaseline.band(cv)
-            high = var.endswith('_bw')
+            high = registry.better(check, var) == HIGHER
             ref = statistics.median(clean)
             false = sum(flagged(v, ref, tol, high)
                         for v in values(second, check, params, var))
@@ -211,13 +208,12 @@ def main():
 def limit(method, slow, rows, root):
     '''The cgroup that slows ``method``'s figures by ``slow``.'''
     if method == 'blkio':
-        dev = os.stat(root).st_dev
-        device = f'{os.major(dev)}:{os.minor(dev)}'
+        device = cgroups.device(root)
         write = next(r['ref'] for r in rows if r['figure'].endswith(
             'write_bw'))
         read = next(r['ref'] for r in rows if r['figure'].endswith(
             'read_once_bw'))
-        return cgroup('blkio', {
+        return cgroups.make('blkio', {
             'blkio.throttle.write_bps_device':
                 f'{device} {int(write * 1e6 * (1 - slow))}',
             'blkio.throttle.read_bps_device':
@@ -226,7 +222,7 @@ def limit(method, slow, rows, root):
     # A 1 ms period: the quota bites within a short step, not after it.
     # Two ranks poll for the small-message latency: both CPUs, less slow
     cpus = len(os.sched_getaffinity(0))
-    return cgroup('cpu', {'cpu.cfs_period_us': 1000,
+    return cgroups.make('cpu', {'cpu.cfs_period_us': 1000,
                           'cpu.cfs_quota_us': int(1000 * cpus * (1 - slow))})
 
 
@@ -280,4 +276,11 @@ def print_table(results, runs):
 
 
 if __name__ == '__main__':
-    main()
+    if sys.argv[1:2] == ['nights']:
+        from bench import nights
+        nights.main(sys.argv[2:])
+    elif sys.argv[1:2] == ['across']:
+        from bench import across
+        across.main(sys.argv[2:])
+    else:
+        main()

@@ -1,11 +1,12 @@
-'''python -m ci.nightly suite | verdict REPORT [--stdout FILE]
+'''python -m ci.nightly suite | verdict REPORT [--stdout FILE] | changepoints DB
 
 ``suite`` runs tonight's suite (IOGAP_SYSTEM, IOGAP_SELECT), tagged with
 the pipeline and commit, into the history database (IOGAP_RESULTS_DB),
 compares it with the last IOGAP_HISTORY_NIGHTS days, hands the run report
 to the later jobs (``output/ci/night.env``) and ends the job log with the
 night's summary (also ``output/ci/summary.txt``); it exits 1 on a red night.
-``verdict`` judges a run again from its files.
+``verdict`` judges a run again from its files; ``changepoints`` judges
+the series of nights of a results database (docs/changepoints.md).
 '''
 
 import argparse
@@ -13,7 +14,7 @@ import json
 import os
 import sys
 
-from ci.nightly import history, verdict
+from ci.nightly import changepoint, history, verdict
 from ci.nightly.night import Night, shown
 
 
@@ -48,6 +49,28 @@ def _history(night, report):
             f'({shown(night.path("history.csv"))})']
 
 
+def _changepoints(night, report):
+    '''The change-point verdict over the history database; also added to
+    the JUnit report as its own suite.'''
+    with open(report) as fp:
+        uuid = json.load(fp)['session_info']['uuid']
+    lines, steps, cases = changepoint.judge(night.results_db, uuid)
+    if cases:
+        changepoint.add_junit(night.junit, cases)
+    return lines, bool(steps)
+
+
+def _with_steps(found, steps, stepped):
+    '''The band's lines with the change-point lines before the verdict,
+    which a step turns red.'''
+    *lines, last = found
+    if stepped:
+        last = (f'{last}; a step change across nights' if last.startswith(
+            'RED') else 'RED: every case passed and every figure is within '
+            'its reference, but the series of nights stepped (STEP above)')
+    return lines + steps + [last]
+
+
 def suite():
     night = Night(os.environ)
     system = night.locate()
@@ -58,6 +81,9 @@ def suite():
     lines = _history(night, report) if report else []
     found, red = verdict.judge(report, night.stdout, _reference_path(system),
                                returncode)
+    if report:      # the series of nights, beside tonight's bands
+        steps, stepped = _changepoints(night, report)
+        found, red = _with_steps(found, steps, stepped), red or stepped
     _print_summary(night, f'{system}, pipeline {night.extras["pipeline"]}, '
                    f'commit {night.extras["commit"][:12]}', lines + found)
     return 1 if red else 0
@@ -80,7 +106,15 @@ def main(argv=None):
     again = sub.add_parser('verdict', help='judge a run from its files')
     again.add_argument('report', help='the ReFrame run report')
     again.add_argument('--stdout', help="reframe's stdout (skip reasons)")
+    steps = sub.add_parser('changepoints', help='judge the series of nights '
+                           'of a results database for step changes')
+    steps.add_argument('db', help="ReFrame's results database")
+    steps.add_argument('--session', help='tonight (default: the newest)')
     args = parser.parse_args(argv)
+    if args.command == 'changepoints':
+        lines, found, _ = changepoint.judge(args.db, args.session)
+        print('\n'.join(lines))
+        return 1 if found else 2 if lines[-1].endswith('not judged') else 0
     return suite() if args.command == 'suite' else recheck(args)
 
 

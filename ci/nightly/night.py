@@ -28,8 +28,10 @@ class Night:
         self.dir = os.path.join(self.output, 'ci')
         self.select = shlex.split(environ.get('IOGAP_SELECT', ''))
         self.nights = int(environ.get('IOGAP_HISTORY_NIGHTS') or 7)
+        from ci.nightly import provenance
         self.extras = {'pipeline': environ.get('CI_PIPELINE_ID', 'local'),
-                       'commit': environ.get('CI_COMMIT_SHA', 'none')}
+                       'commit': environ.get('CI_COMMIT_SHA', 'none'),
+                       **provenance.extras(environ)}
         self.results_db = environ.get('IOGAP_RESULTS_DB')
         self.stdout = os.path.join(self.dir, 'reframe.out')
         self.junit = os.path.join(self.output, 'reports', 'junit.xml')

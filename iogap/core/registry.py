@@ -57,6 +57,16 @@ def family_name(cls):
     return None
 
 
+def better(name, figure):
+    '''The declared direction of ``figure`` of family ``name``
+    (``figures.HIGHER``, ``figures.LOWER``, ``figures.EITHER``) or ``None``
+    when the family is unknown, or declares the figure without one.'''
+    family = get(name)
+    found = family.figures.find(figure) if family is not None and \
+        getattr(family, 'figures', None) else None
+    return found.better if found is not None else None
+
+
 def param_values(cls, name):
     space = cls.param_space
     return list(space[name]) if name in space.params else None

@@ -1,9 +1,14 @@
 '''Section 6: each figure across nights, regressed figures first: those
 whose newest judgement failed, then those whose newest value moved most
-the wrong way against the median of the earlier nights.'''
+the wrong way against the median of the earlier nights. Beside the
+band's verdict, each figure's series is judged for a recent step change
+(iogap.judge.changepoint), as the nightly pipeline does.'''
 
 import statistics
 
+from iogap.core import registry
+from iogap.core.figures import HIGHER, LOWER
+from iogap.judge import changepoint
 from iogap.report import plot_dd, style
 from iogap.report.load import JUDGEMENTS, median
 
@@ -13,19 +18,12 @@ DRAWN = 12
 #: A move the wrong way beyond this fraction is marked as a regression
 MARKED = 0.1
 
-HIGHER_UNITS, LOWER_UNITS = ('MB/s', 'MiB/s', 'GB/s', 'ops/s'), ('us', 's')
 
 
 def better(row):
-    '''``'higher'``, ``'lower'`` or ``None``: the family's declared figure,
-    else the unit.'''
-    from iogap.core import registry
-    family = registry.get(row.family)
-    found = family.figures.find(row.figure) if family else None
-    if found is not None:
-        return found.better
-    return 'higher' if row.unit in HIGHER_UNITS else \
-        'lower' if row.unit in LOWER_UNITS else None
+    '''``'higher'``, ``'lower'`` or ``None``: as the family declares the
+    figure (iogap.core.figures).'''
+    return registry.better(row.family, row.figure)
 
 
 class Series:
@@ -48,6 +46,17 @@ class Series:
         base = statistics.median(earlier)
         return (self.points[newest][0] - base) / abs(base)
 
+    def step(self, newest):
+        '''``(status, step or None)``: the change-point verdict on the
+        series up to ``newest``: 'step', 'steady', 'short' or ''.'''
+        if newest not in self.points:
+            return '', None
+        values = [self.points[i][0] for i in sorted(self.points)]
+        found, why = changepoint.recent_step(values,
+                                             better(self.points[newest][1]))
+        return ('step' if found else 'short' if 'a step needs' in why else
+                'steady' if why.startswith('no step') else ''), found
+
     def score(self, newest):
         '''``(failed, worse)``: the newest judgement failed; the change
         the wrong way (0 when the figure has no better direction).'''
@@ -56,8 +65,8 @@ class Series:
         _, row, judge = self.points[newest]
         change, way = self.change(newest) or 0.0, better(row)
         return (judge is not None and judge.verdict == 'fail',
-                -change if way == 'higher' else
-                change if way == 'lower' else 0.0)
+                -change if way == HIGHER else
+                change if way == LOWER else 0.0)
 
 
 def collect(ctx, system):
@@ -106,6 +115,13 @@ def panel(ax, ctx, series, sessions):
                       color=style.BAND, lw=9, alpha=0.4)
     failed, worse = series.score(newest)
     change = series.change(newest)
+    status, step = series.step(newest)
+    if step is not None:
+        start = sorted(series.points)[step.start]
+        ax.axvline(start - 0.5, color=style.FAIL, ls='--', lw=1)
+        ax.annotate(f'step {step.size:+.0%}', (start - 0.45, 0.05),
+                    xycoords=('data', 'axes fraction'), fontsize=7,
+                    color=style.FAIL)
     if newest in series.points and (failed or worse > MARKED):
         ax.plot(xs[-1], ys[-1], 'o', color=style.FAIL, ms=7)
     if change is not None:
@@ -139,7 +155,9 @@ def small_multiples(ctx, system, shown, sessions):
                       'Red dot: the newest value failed its judgement or is '
                       f'over {MARKED:.0%} worse than the earlier median; '
                       'grey bars: the reference band where one judged it; '
-                      'grey x: no value that night (failed or skipped).')
+                      'grey x: no value that night (failed or skipped); '
+                      'red dashes: a step change across nights starts '
+                      'there.')
 
 
 def draw(ctx):
@@ -150,6 +168,7 @@ def draw(ctx):
             continue
         newest = len(sessions) - 1
         series.sort(key=lambda s: (not s.score(newest)[0],
+                                   s.step(newest)[0] != 'step',
                                    -s.score(newest)[1]))
         gone = [s for s in series if newest not in s.points]
         if gone:
@@ -161,16 +180,27 @@ def draw(ctx):
             figures.append(small_multiples(ctx, system, shown, sessions))
         for s in series:
             failed, worse = s.score(newest)
+            status, step = s.step(newest)
             earlier, latest = s.earlier(newest), s.points.get(newest)
             table.append([
                 s.label, len(s.points), latest and latest[0],
                 statistics.median(earlier) if earlier else None,
                 round(100 * worse, 1) if earlier and latest else None,
-                'fail' if failed else '', latest[1].unit if latest else ''])
+                'fail' if failed else '', _across(status, step, sessions, s),
+                latest[1].unit if latest else ''])
     if not figures:
         return {'notes': notes}
     return {'figures': figures, 'notes': notes, 'table': {
         'head': ['figure', 'nights', 'newest', 'earlier median',
-                 'worse by (%)', 'newest verdict', 'unit'],
-        'rows': table, 'classes': [r[5] for r in table], 'verdict': 5,
+                 'worse by (%)', 'newest verdict', 'across nights', 'unit'],
+        'rows': table, 'classes': [r[5] or ('fail' if r[6].startswith(
+            'step') else '') for r in table], 'verdict': 5,
         'shown': 25}}
+
+
+def _across(status, step, sessions, series):
+    '''The change-point verdict as the table shows it.'''
+    if step is None:
+        return status
+    start = sessions[sorted(series.points)[step.start]]
+    return f'step {step.describe()} from {start.when[:16]}'

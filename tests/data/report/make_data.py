@@ -20,7 +20,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 KEEP = ('name', 'display_name', 'unique_name', 'system', 'partition',
         'environ', 'result', 'fixture', 'fail_phase', 'fail_reason',
         'perfvalues', 'method', 'job_completion_time_unix', 'uuid',
-        'session_uuid', 'run_index')
+        'session_uuid', 'run_index',
+        # what ReFrame's --performance-compare and --performance-report read
+        'job_nodelist', 'filename', 'time_total')
 
 
 def trim_case(tc):
@@ -48,7 +50,9 @@ def main(artifacts):
     with sqlite3.connect(db) as conn:
         rows = conn.execute('SELECT uuid, json_blob FROM sessions').fetchall()
         for uuid, blob in rows:
-            blob = json.dumps(trim(json.loads(blob)), separators=(',', ':'))
+            # ReFrame's own separators: it finds session_info by a pattern
+            # that expects them (--list-stored-sessions)
+            blob = json.dumps(trim(json.loads(blob)))
             conn.execute('UPDATE sessions SET json_blob = ? WHERE uuid = ?',
                          (blob, uuid))
     conn = sqlite3.connect(db)

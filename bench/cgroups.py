@@ -1,0 +1,64 @@
+'''Slowdowns injected for real through cgroup v1: blkio throttling of the
+scratch device, a CPU quota.'''
+
+import os
+
+CGROUP = '/sys/fs/cgroup'
+NAME = f'iogap-bench-{os.getpid()}'
+
+
+def unavailable(knobs=(('blkio', 'blkio.throttle.write_bps_device'),
+                       ('cpu', 'cpu.cfs_quota_us'))):
+    '''``{controller: why it cannot be used}`` for those missing here.'''
+    return {c: f'{os.path.join(CGROUP, c, k)} is not writable here (cgroup '
+               f'v1 {c} needed)' for c, k in knobs
+            if not os.access(os.path.join(CGROUP, c, k), os.W_OK)}
+
+
+def make(controller, limits):
+    '''The bench's cgroup of one controller, with ``limits`` written.'''
+    path = os.path.join(CGROUP, controller, NAME)
+    os.makedirs(path, exist_ok=True)
+    for knob, value in limits.items():
+        with open(os.path.join(path, knob), 'w') as fp:
+            fp.write(str(value))
+    return path
+
+
+def device(root):
+    '''``major:minor`` of the device ``root`` lives on.'''
+    dev = os.stat(root).st_dev
+    return f'{os.major(dev)}:{os.minor(dev)}'
+
+
+def slowdown(rates, cpu, root):
+    '''Cgroups that cap the scratch device at ``rates`` (``{'write'|'read':
+    bytes/s}``) and the CPU at ``1 - cpu`` of one CPU (a 10 ms period, the
+    shortest whose quota can be under 1 ms short of it: the quota bites
+    within a short step); none for what is not asked.'''
+    groups = []
+    if rates:
+        dev = device(root)
+        groups.append(make('blkio', {
+            f'blkio.throttle.{way}_bps_device': f'{dev} {int(rate)}'
+            for way, rate in rates.items()}))
+    if cpu:
+        groups.append(make('cpu', {
+            'cpu.cfs_period_us': 10000,
+            'cpu.cfs_quota_us': int(10000 * (1 - cpu))}))
+    return groups
+
+
+def enter(groups):
+    '''Move the calling process into ``groups`` (a ``preexec_fn``).'''
+    for group in groups:
+        with open(os.path.join(group, 'cgroup.procs'), 'w') as fp:
+            fp.write(str(os.getpid()))
+
+
+def remove(groups):
+    for group in groups:
+        try:
+            os.rmdir(group)
+        except OSError as err:    # a process left behind: said, not fatal
+            print(f'cgroup {group} not removed: {err}')

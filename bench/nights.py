@@ -1,0 +1,201 @@
+'''Real nights for the detection benchmark: short runs of the stable
+figures into one results database, some with a slowdown injected.
+
+    python bench/detection.py nights -o DIR [--nights 60]
+
+A night runs two reframe sessions: the dd group (direct write and
+read-once, cached re-read) and the IOR group (IOR direct, file per process,
+two tasks; only when a Spack view with IOR is there). The first
+``REF_NIGHTS`` clean nights set each figure's reference; after them the
+nights cycle through ``CYCLE`` (0 = clean, else a slowdown in %): a
+slowed night throttles the scratch device to (1 - slowdown) of the
+reference bandwidths (cgroup v1 blkio) and, for the dd group, gives the
+run (1 - slowdown) of one CPU (cgroup v1 CPU quota; the cached re-read is
+one CPU-bound dd). Each session is tagged ``--session-extras
+night=N,slowdown=S``; each finished group leaves ``<group>.json`` in its
+night's directory, so a stopped benchmark resumes where it stopped.
+'''
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+from bench import cgroups
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+#: Clean nights that set the references before any slowdown
+REF_NIGHTS = 6
+
+#: Slowdowns (%) of the nights after the references, in turn
+CYCLE = (0, 5, 0, 10, 0, 25)
+
+#: 256 MiB dd steps keep a night short (dd's default here is 1 GiB)
+GROUPS = {
+    'dd': {'select': 'DDSingleStream.*%cpu_bind=default.*%darshan=off'
+                     '.*%mode=(direct|buffered)',
+           'set': ['-S', 'DDSingleStream.count=256'],
+           'cpu': True,
+           'throttle': {'write': ('DDSingleStream', 'direct', 'write_bw'),
+                        'read': ('DDSingleStream', 'direct',
+                                 'read_once_bw')}},
+    'ior': {'select': 'IORBench.*%cpu_bind=default.*%darshan=off.*'
+                      '%procs_per_node=2.*%layout=fpp%api=POSIX%mode=direct',
+            'set': [],
+            'cpu': False,
+            'throttle': {'write': ('IORBench', 'direct', 'write_bw'),
+                         'read': ('IORBench', 'direct', 'read_once_bw')}},
+}
+
+#: The stable figures the benchmark judges: (check, mode, figure)
+STABLE = [('DDSingleStream', 'direct', 'write_bw'),
+          ('DDSingleStream', 'direct', 'read_once_bw'),
+          ('DDSingleStream', 'buffered', 'read_3x_bw'),
+          ('IORBench', 'direct', 'write_bw'),
+          ('IORBench', 'direct', 'read_once_bw')]
+
+
+def schedule(night):
+    '''The slowdown (%) of night ``night`` (0-based).'''
+    return 0 if night < REF_NIGHTS else CYCLE[(night - REF_NIGHTS) %
+                                              len(CYCLE)]
+
+
+def done(out):
+    '''``[(night, group, record)]`` of every finished group, in order.'''
+    found = []
+    for name in sorted(os.listdir(out)) if os.path.isdir(out) else []:
+        if not name.startswith('night-'):
+            continue
+        for group in GROUPS:
+            path = os.path.join(out, name, f'{group}.json')
+            if os.path.exists(path):
+                with open(path) as fp:
+                    found.append((int(name.split('-')[1]), group,
+                                  json.load(fp)))
+    return found
+
+
+def figure_values(report, check, mode, figure):
+    '''The figure's value in a run report (first passing case).'''
+    for run in report['runs']:
+        for tc in run['testcases']:
+            if tc['name'].split()[0] == check and tc.get('mode') == mode \
+                    and tc['result'] == 'pass':
+                for key, value in tc.get('perfvalues', {}).items():
+                    if key.rsplit(':', 1)[-1] == figure:
+                        return value[0]
+    return None
+
+
+def references(records):
+    '''Median of each throttled figure over the first clean nights, or
+    ``{}`` until there are ``REF_NIGHTS`` of them.'''
+    refs = {}
+    for group, spec in GROUPS.items():
+        clean = [r for _, g, r in records if g == group and r['slowdown'] == 0
+                 and r['values']][:REF_NIGHTS]
+        if len(clean) < REF_NIGHTS:
+            continue
+        for way, (check, mode, figure) in spec['throttle'].items():
+            got = [r['values'].get(f'{check}:{mode}:{figure}') for r in clean]
+            got = [v for v in got if v]
+            if got:
+                refs[(group, way)] = statistics.median(got)
+    return refs
+
+
+def run_group(out, night, group, slowdown, refs, env):
+    '''One group of one night; its record (also written to disk).'''
+    spec = GROUPS[group]
+    wanted = slowdown
+    limits = {}
+    if slowdown:
+        rates = {w: refs.get((group, w)) for w in spec['throttle']}
+        if None in rates.values():
+            slowdown = 0        # no reference yet: this group runs clean
+        else:
+            limits = {w: r * 1e6 * (1 - slowdown / 100)
+                      for w, r in rates.items()}
+    here = os.path.join(out, f'night-{night:03d}', group)
+    groups = cgroups.slowdown(limits, slowdown / 100 if spec['cpu'] else 0,
+                              env['IOGAP_SCRATCH'])
+    cmd = [os.path.join(ROOT, '.venv', 'bin', 'reframe'), '-C',
+           'reframe_config.py', '-n', spec['select'], *spec['set'],
+           '--session-extras', f'night={night},slowdown={slowdown}', '-r']
+    start = time.time()
+    try:
+        proc = subprocess.run(
+            cmd, cwd=ROOT, env=dict(env, IOGAP_OUTPUT=here),
+            preexec_fn=lambda: cgroups.enter(groups), text=True,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    finally:
+        cgroups.remove(groups)
+    seconds = time.time() - start
+    reports = os.path.join(here, 'reports')
+    report = None
+    if os.path.isdir(reports) and os.listdir(reports):
+        with open(os.path.join(reports, sorted(os.listdir(reports))[-1])) \
+                as fp:
+            report = json.load(fp)
+    values = {}
+    for check, mode, figure in STABLE:
+        value = report and figure_values(report, check, mode, figure)
+        if value:
+            values[f'{check}:{mode}:{figure}'] = value
+    record = {'night': night, 'group': group, 'slowdown': slowdown,
+              'wanted': wanted, 'seconds': round(seconds, 1),
+              'exit': proc.returncode, 'values': values,
+              'session': report and report['session_info'].get('uuid'),
+              'finished': time.strftime('%Y-%m-%dT%H:%M:%S')}
+    with open(os.path.join(out, f'night-{night:03d}', f'{group}.json'),
+              'w') as fp:
+        json.dump(record, fp, indent=1)
+    return record
+
+
+def run_nights(out, count, env, groups):
+    '''Run nights 0..count-1 that are not done yet; ``groups()`` names
+    the groups that can run now.'''
+    for night in range(count):
+        for group in groups():
+            records = done(out)
+            if any(n == night and g == group for n, g, _ in records):
+                continue
+            os.makedirs(os.path.join(out, f'night-{night:03d}'),
+                        exist_ok=True)
+            rec = run_group(out, night, group, schedule(night),
+                            references(records), env)
+            print(f'night {night} {group}: slowdown {rec["slowdown"]} %, '
+                  f'{rec["seconds"]:.0f} s, exit {rec["exit"]}, '
+                  f'{rec["values"]}', file=sys.stderr, flush=True)
+
+
+def main(argv=None):
+    import argparse
+    from iogap.profile import hostinfo
+    parser = argparse.ArgumentParser(prog='bench/detection.py nights',
+                                     description=__doc__.split('\n')[0])
+    parser.add_argument('-o', '--out', required=True)
+    parser.add_argument('--nights', type=int, default=60)
+    args = parser.parse_args(argv)
+    missing = cgroups.unavailable()
+    if missing:
+        sys.exit('nights: ' + '; '.join(missing.values()))
+    root = hostinfo.scratch_root()
+    os.makedirs(root, exist_ok=True)
+    view = os.environ.get('IOGAP_SPACK_VIEW', '')
+
+    def groups():
+        # IOR joins the nights once the view has it
+        return ['dd'] + (['ior'] if os.path.exists(
+            os.path.join(view, 'bin', 'ior')) else [])
+
+    env = dict(os.environ, IOGAP_SCRATCH=root, RFM_COLORIZE='n',
+               IOGAP_RESULTS_DB=os.path.join(os.path.abspath(args.out),
+                                             'results.db'))
+    os.makedirs(args.out, exist_ok=True)
+    run_nights(os.path.abspath(args.out), args.nights, env, groups)

@@ -1,0 +1,183 @@
+'''Tonight's series of nights, judged for step changes: every figure with a
+declared direction, over the sessions of the history database, by
+:func:`iogap.judge.changepoint.recent_step`. A step gets its own status
+(``STEP``) in the summary and its own suite in the JUnit report, with
+where it started, its size and what changed that night.'''
+
+import json
+import re
+import sqlite3
+import statistics
+import xml.etree.ElementTree as ET
+
+from ci.nightly import provenance
+from ci.nightly.verdict import final_cases
+from iogap.judge import changepoint
+
+_REPEAT = re.compile(r'\s*%\.?repeat_no=\d+')
+
+
+#: Sessions read back from tonight: enough for every candidate step (a
+#: year of full nights would be hundreds of MB of JSON to decode)
+KEPT = 3 * (changepoint.HISTORY + changepoint.WINDOW)
+
+
+def sessions(db_path, uuid=None, kept=KEPT):
+    '''``[(session_info, final cases)]`` of the database, oldest first: the
+    ``kept`` sessions up to session ``uuid`` (the newest when ``None``);
+    ``[]`` when ``uuid`` is not there.'''
+    uri = f'file:{db_path}?mode=ro'
+    with sqlite3.connect(uri, uri=True) as conn:
+        order = [u for (u,) in conn.execute(
+            'SELECT uuid FROM sessions ORDER BY session_start_unix')]
+        if uuid is not None and uuid not in order:
+            return []
+        last = order.index(uuid) + 1 if uuid else len(order)
+        wanted = order[max(0, last - kept):last]
+        blobs = dict(conn.execute(
+            f'SELECT uuid, json_blob FROM sessions WHERE uuid IN '
+            f'({",".join("?" * len(wanted))})', wanted).fetchall())
+    conn.close()
+    found = []
+    for key in wanted:
+        report = json.loads(blobs[key])
+        found.append((report['session_info'], final_cases(report)))
+    return found
+
+
+def case_of(tc):
+    '''A case's name across nights (``--repeat`` numbers dropped).'''
+    return _REPEAT.sub('', tc.get('display_name') or tc['name'])
+
+
+def series(nights):
+    '''``({(where, case, figure): [(night, value)]}, {night: [failed
+    case]})``: each figure's median per night; a case that failed before
+    its performance stage gives no value that night.'''
+    found, failed = {}, {}
+    for i, (_, cases) in enumerate(nights):
+        values = {}
+        for tc in cases:
+            if tc.get('fixture') or tc['result'] not in ('pass', 'fail'):
+                continue
+            if tc['result'] == 'fail' and tc.get('fail_phase') != \
+                    'performance':
+                failed.setdefault(i, set()).add(case_of(tc))
+                continue
+            where = f'{tc["system"]}:{tc["partition"]}'
+            for key, value in (tc.get('perfvalues') or {}).items():
+                if value and isinstance(value[0], (int, float)):
+                    values.setdefault((where, case_of(tc),
+                                       key.rsplit(':', 1)[-1]),
+                                      []).append(value[0])
+        for key, got in values.items():
+            found.setdefault(key, []).append((i, statistics.median(got)))
+    return found, failed
+
+
+def _provider(cases, case):
+    return next((tc.get('tool_provider') for tc in cases
+                 if case_of(tc) == case), None)
+
+
+def what_changed(nights, before, after, case):
+    '''What differs between two nights: session extras and the case's
+    tool provider.'''
+    (info_b, cases_b), (info_a, cases_a) = nights[before], nights[after]
+    found = provenance.changes(info_b, info_a)
+    old, new = _provider(cases_b, case), _provider(cases_a, case)
+    if old != new:
+        found.append(f'tool {old} -> {new}')
+    return '; '.join(found) or 'nothing recorded changed'
+
+
+def judge(db_path, uuid=None):
+    '''``(lines, steps, cases)``: the summary's lines, the steps found in
+    tonight's series, and ``[(name, status, message)]`` for JUnit. Tonight
+    is session ``uuid`` (the newest when ``None``).'''
+    from iogap.core import registry
+    try:
+        nights = sessions(db_path, uuid)
+    except (sqlite3.Error, OSError, ValueError, KeyError) as err:
+        return [f'change points: history database {db_path} unreadable '
+                f'({err}): not judged'], [], []
+    if not nights:
+        return [f'change points: tonight is not in {db_path}: not '
+                f'judged'], [], []
+    tonight = len(nights) - 1
+    found, failed = series(nights)
+    lines, steps, cases, short, gone = [], [], [], [], []
+    ran = {case_of(tc) for tc in nights[tonight][1]}
+    for (where, case, figure), points in sorted(found.items()):
+        better = registry.better(case.split()[0], figure)
+        if better is None:
+            continue
+        name = f'{case} @{where}: {figure}'
+        if points[-1][0] != tonight:
+            if case in ran and case not in failed.get(tonight, ()):
+                gone.append(name)
+            continue
+        step, why = changepoint.recent_step([v for _, v in points], better)
+        if step is None:
+            (short if 'a step needs' in why else cases).append(
+                (name, 'short' if 'a step needs' in why else 'steady', why))
+            continue
+        message = _where_from(nights, points, step, case)
+        lines.append(f'STEP {name}: {message}')
+        steps.append((name, step))
+        cases.append((name, 'step', message))
+    lines += _notes(failed.get(tonight, ()), short, gone)
+    lines.append(f'{"STEP" if steps else "STEADY"}: {len(steps)} step '
+                 f'change(s) in {len(cases)} figure(s) judged over '
+                 f'{len(nights)} night(s) of {db_path}')
+    return lines, steps, cases + short
+
+
+def _where_from(nights, points, step, case):
+    '''A step's size, the night it started and what changed then.'''
+    start, before = points[step.start][0], points[step.start - 1][0]
+    info = nights[start][0]
+    return (f'{step.describe()}, from the night of '
+            f'{info.get("time_start", "?")} (session '
+            f'{str(info.get("uuid"))[:8]}); what changed that night: '
+            f'{what_changed(nights, before, start, case)}')
+
+
+def _notes(failed, short, gone):
+    '''One line per failed case, one for the figures too new to judge,
+    one for those gone tonight.'''
+    lines = [f'change points: {case} failed tonight: its figures have no '
+             f'value to judge' for case in sorted(failed)]
+    if short:
+        lines.append(f'change points: {len(short)} figure(s) with too few '
+                     f'nights to judge (new or renamed), e.g. {short[0][0]}'
+                     f' ({short[0][2]})')
+    if gone:
+        lines.append(f'change points: {len(gone)} figure(s) of cases that '
+                     f'ran tonight have no value tonight (renamed or '
+                     f'dropped), e.g. {gone[0]}')
+    return lines
+
+
+def add_junit(path, cases):
+    '''Add the verdicts as their own ``changepoint`` suite to the JUnit
+    report at ``path`` (made if missing).'''
+    try:
+        tree = ET.parse(path)
+        root = tree.getroot()
+    except (OSError, ET.ParseError):
+        root = ET.Element('testsuites')
+        tree = ET.ElementTree(root)
+    suite = ET.SubElement(root, 'testsuite', name='changepoint',
+                          tests=str(len(cases)), failures=str(sum(
+                              s == 'step' for _, s, _ in cases)),
+                          skipped=str(sum(s == 'short' for _, s, _ in cases)))
+    for name, status, message in cases:
+        case = ET.SubElement(suite, 'testcase', classname='changepoint',
+                             name=name)
+        if status == 'step':
+            ET.SubElement(case, 'failure', type='step change',
+                          message=message)
+        elif status == 'short':
+            ET.SubElement(case, 'skipped', message=message)
+    tree.write(path, encoding='utf-8', xml_declaration=True)
