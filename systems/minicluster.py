@@ -113,10 +113,11 @@ _extras = {
     'osu_placement': {'same_socket': ['--distribution=block:block'],
                       'inter_node': ['--distribution=block:block']},
     'osu_socket_bind_options': ['--cpu-bind=sockets'],
-    'osu_max_size': 2**18,
-    'osu_collective_max_size': 2**16,
-    'osu_iterations': 200,
-    'osu_warmup': 20,
+    # Small: a job here crosses the bridge by TCP (tens of us a message)
+    'osu_max_size': 2**16,
+    'osu_collective_max_size': 2**12,
+    'osu_iterations': 100,
+    'osu_warmup': 10,
     'osu_time_limit': _TIME_LIMIT,
 }
 

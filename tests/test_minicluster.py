@@ -23,15 +23,20 @@ key = romio_aggregator_list     value = 0 1
 RANKS = [{'rank': 0, 'host': 'n1'}, {'rank': 1, 'host': 'n2'}]
 
 
+#: IOR's existence check: rank 0 alone opens the file (MPI_COMM_SELF)
+SELF = ROMIO.replace('value = 2', 'value = 1').replace('0 1', '0')
+
+
 def test_aggregators_on_every_node_pass_and_are_named():
-    assert hints.check_aggregators(ROMIO * 2, RANKS, 2) == '0@n1 1@n2'
+    assert hints.check_aggregators(SELF + ROMIO * 2, RANKS, 2) == '0@n1 1@n2'
     assert len(hints.reports(ROMIO * 3)) == 3
 
 
 @pytest.mark.parametrize('text,ranks,why', [
     ('', RANKS, 'printed no hints'),
-    (ROMIO.replace('value = 2', 'value = 1'), RANKS,
-     'asked for cb_nodes=2 but the MPI-IO layer used cb_nodes=1'),
+    (SELF, RANKS, 'no open of the shared file over the job\'s ranks'),
+    (ROMIO.replace('value = 2', 'value = 3').replace('0 1', '0 1 2'),
+     RANKS, 'asked for cb_nodes=2 but the MPI-IO layer used cb_nodes=3'),
     (ROMIO.replace('0 1', '0'), RANKS, 'expected 2 aggregator ranks'),
     (ROMIO, [{'rank': 0, 'host': 'n1'}, {'rank': 1, 'host': 'n1'},
              {'rank': 2, 'host': 'n2'}], 'ran on n1, not on every node'),
