@@ -58,6 +58,7 @@ def start(argv, system, output):
     if any('slurm' in p['scheduler'] or p['scheduler'] == 'squeue'
            for p in system['partitions']):
         check_slurm()
+        check_nodes(slurm_partitions(system, argv))
 
     for root in roots:
         made = scratch.create(root)
@@ -99,3 +100,60 @@ def file_handlers(argv, output):
              'level': 'debug', 'append': False,
              'format': '[%(asctime)s] %(levelname)s: %(check_info)s: '
                        '%(message)s'}]
+
+
+#: Node states (sinfo %T, less a trailing flag) in which jobs can run
+_USABLE = ('idle', 'allocated', 'mixed', 'completing', 'reserved', 'planned')
+
+
+def slurm_partitions(system, argv):
+    '''The Slurm partitions (``-p NAME`` in their access options) of the
+    profile partitions this run selected (``--system name:part``).'''
+    chosen = {a.split(':', 1)[1] for a in _system_args(argv) if ':' in a}
+    found = set()
+    for part in system['partitions']:
+        if chosen and part['name'] not in chosen:
+            continue
+        for opt in part.get('access', []):
+            if opt.startswith('-p '):
+                found.add(opt[3:].strip())
+
+    return sorted(found)
+
+
+def _system_args(argv):
+    for i, arg in enumerate(argv):
+        if arg == '--system' and i + 1 < len(argv):
+            yield argv[i + 1]
+        elif arg.startswith('--system='):
+            yield arg.split('=', 1)[1]
+
+
+def check_nodes(partitions):
+    '''Stop before any job when a node of the selected Slurm partitions is
+    down, drained or not responding, naming it: its jobs would wait for it
+    or die on it.'''
+    if not partitions:
+        return
+
+    try:
+        proc = subprocess.run(['sinfo', '-h', '-N', '-p', ','.join(partitions),
+                               '-o', '%N|%P|%T|%E'], capture_output=True,
+                              text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise IogapError(f'sinfo failed: {err}') from None
+
+    bad = {}
+    for line in proc.stdout.splitlines():
+        node, part, state, reason = (line.split('|') + ['', '', ''])[:4]
+        if state.rstrip('*~#!%$@^-').lower() not in _USABLE or \
+                state.endswith('*'):
+            why = f' ({reason})' if reason and reason != 'none' else ''
+            bad.setdefault(node, [state.lower(), why, []])[2].append(part)
+
+    if bad:
+        said = '; '.join(f'node {n} of partition {", ".join(parts)} is '
+                         f'{state}{why}' for n, (state, why, parts) in
+                         sorted(bad.items()))
+        raise IogapError(f'{said}: its jobs cannot run (scontrol update '
+                         f'nodename=<node> state=resume, once it is back)')

@@ -211,6 +211,9 @@ def ended_by_scheduler(job):
     '''How the scheduler ended ``job``, in words, or ``None``.'''
     state = (getattr(job, 'state', None) or '').split()[0:1]
     what = ABNORMAL.get(state[0]) if state else None
+    if what and getattr(job, 'lost_nodes', None):
+        # The scheduler's backend named the nodes that went down
+        what = f'lost its node(s) {job.lost_nodes}'
     return f'the job {what} (Slurm state {state[0]})' if what else None
 
 

@@ -3,14 +3,20 @@ against collective I/O, and collective I/O with each ROMIO collective buffer
 size of the partition (the seeds' "hand-tuned cb_buffer_size helps"). The
 study's core-specialization figure is a case of it: 32-node HDF5 collective
 writes, 6.3 GB/s without and 7.6 GB/s with ``#SBATCH -S 4``.
+
+Where the partition says how the MPI-IO layer prints its hints
+(extras['mpiio_hints_display']), a collective case on several nodes asks
+for one aggregator per node (``cb_nodes``) and checks, from what the layer
+printed and where the ranks ran, that it got them.
 '''
 
 from reframe.core.builtins import parameter, run_before, variable
 
 from iogap import profile
-from iogap.core import registry
+from iogap.core import placement, registry
 from iogap.core.base import feature
 from iogap.core.variants import LustreStriping, size_bytes
+from iogap.pio import hints
 from iogap.pio.base import node_sweep, ppn_sweep
 from iogap.pio.ior import IORBase
 
@@ -58,13 +64,37 @@ class IORCollective(IORBase, LustreStriping):
     def check_run(self):
         text = super().check_run()
         self.check_striping(text)
+        if self.cb_nodes():
+            where = hints.check_aggregators(text, placement.parse(text),
+                                            self.cb_nodes())
+            self.note(f'aggregators={where}')
         return text
+
+    def cb_nodes(self):
+        '''Aggregators asked for: one per node on a collective case over
+        several nodes whose MPI-IO layer prints its hints; else 0.'''
+        nodes = self.num_tasks // self.num_tasks_per_node
+        shown = self.extra('mpiio_hints_display')
+        return nodes if (shown and nodes > 1 and
+                         self.io != 'independent') else 0
+
+    def hints(self):
+        found = []
+        if self.io.startswith('cb'):
+            nbytes = size_bytes(self.io[2:], 'cb_buffer_size')
+            found += [f'cb_buffer_size={nbytes}', 'romio_cb_write=enable',
+                      'romio_cb_read=enable']
+        if self.cb_nodes():
+            found += [f'cb_nodes={self.cb_nodes()}', 'romio_cb_write=enable',
+                      'romio_cb_read=enable']
+
+        return list(dict.fromkeys(found))
 
     def api_options(self):
         options = super().api_options()
         if self.io != 'independent':
             options.append('-c')
-        if self.io.startswith('cb'):
+        if self.hints():
             options.append(f'--{self.api.lower()}.hintsFileName=hints.txt')
 
         return options
@@ -72,12 +102,14 @@ class IORCollective(IORBase, LustreStriping):
     @run_before('run')
     def hints_file(self):
         self.prerun_cmds += self.stripe_commands(self.layout)
-        if self.io.startswith('cb'):
-            nbytes = size_bytes(self.io[2:], 'cb_buffer_size')
+        if self.hints():
             self.prerun_cmds += [
-                f"printf '%s\\n' IOR_HINT__MPI__cb_buffer_size={nbytes} "
-                f'IOR_HINT__MPI__romio_cb_write=enable '
-                f'IOR_HINT__MPI__romio_cb_read=enable > hints.txt'
+                "printf '%s\\n' " + ' '.join(f'IOR_HINT__MPI__{h}'
+                                               for h in self.hints()) +
+                ' > hints.txt'
             ]
             self.note('hints are ROMIO\'s; other MPI-IO layers may ignore '
                       'them')
+        if self.cb_nodes():
+            self.env_vars = {**self.env_vars,
+                             **self.extra('mpiio_hints_display')}

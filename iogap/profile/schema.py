@@ -70,6 +70,14 @@ EXTRAS = {
                            '(null: the top of the sweep)'),
     'ior_cb_buffer_sizes': ({'type': 'array', 'items': _SIZE}, [],
                             'ROMIO `cb_buffer_size` values to sweep'),
+    'mpiio_hints_display': ({'type': 'object', 'additionalProperties':
+                             {'type': 'string'}}, {},
+                            'environment that makes the MPI-IO layer print '
+                            'the hints in force at each open in ROMIO\'s '
+                            '`key = K value = V` form (`ROMIO_PRINT_HINTS`); '
+                            'then a multi-node collective case asks for one '
+                            'aggregator per node (`cb_nodes`) and checks '
+                            'where they ran'),
     'mdtest_files_per_proc': (_POS, 1000, 'mdtest `-n`'),
     'mdtest_file_bytes': ({'type': 'integer', 'minimum': 0}, 4096,
                           'bytes written and read back per mdtest file'),

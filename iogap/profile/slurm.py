@@ -74,11 +74,34 @@ class ScontrolSlurm(slurm.SlurmJobScheduler):
 
             node = fields.get('NodeList', '')
             job._nodespec = '' if node == '(null)' else node
+            if job.state == 'NODE_FAIL' and not getattr(job, 'lost_nodes',
+                                                         None):
+                job.lost_nodes = self._lost_nodes(job._nodespec)
 
         if not self._update_state_count % self._pending_job_reason_poll_freq:
             self._cancel_if_blocked(jobs)
 
         self._cancel_if_pending_too_long(jobs)
+
+
+    def _lost_nodes(self, nodespec):
+        '''Which of a failed job's nodes are down, and why (``n2 (down*:
+        Not responding)``), for its failure message.'''
+        try:
+            found = slurm._run_strict(f'sinfo -h -N -n {nodespec} -o '
+                                      f'"%N|%T|%E"',
+                                      timeout=self._submit_timeout).stdout
+        except SpawnedProcessError:
+            return nodespec
+
+        lost = []
+        for line in sorted(set(found.splitlines())):
+            node, state, reason = (line.split('|') + ['', ''])[:3]
+            if state.rstrip('*') not in ('idle', 'allocated', 'mixed',
+                                         'completing') or '*' in state:
+                lost.append(f'{node} ({state}: {reason})')
+
+        return ', '.join(lost) or nodespec
 
 
 try:
