@@ -1,10 +1,10 @@
 '''IOR and mdtest: parallel bandwidth and metadata rates over processes per
 node, nodes, file layouts, APIs, I/O modes, collective buffering, Lustre
-striping and CPU clocks.'''
+striping, process affinity on an under-packed node and CPU clocks.'''
 
 import reframe as rfm
 
-from iogap.pio import collective, ior, mdtest
+from iogap.pio import affinity, collective, ior, mdtest
 
 
 @rfm.simple_test
@@ -19,6 +19,11 @@ class IORCollective(collective.IORCollective):
 
 @rfm.simple_test
 class MDTestBench(mdtest.MDTestBench):
+    pass
+
+
+@rfm.simple_test
+class IORAffinity(affinity.IORAffinity):
     pass
 
 

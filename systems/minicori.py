@@ -90,6 +90,9 @@ def _partition(name, descr):
             'ior_time_limit': _TIME_LIMIT,
             'mdtest_files_per_proc': 200,
             'mdtest_time_limit': _TIME_LIMIT,
+            'fio_threads': [1, 8],
+            'fio_file_size': '256m',
+            'fio_runtime': 3,
             # One socket: both ranks on it, pinned (no binding variant)
             'osu_placement': {'same_socket': ['--distribution=block:block'],
                               'inter_node': []},

@@ -18,7 +18,8 @@ ENV = yaml.safe_load(open(os.path.join(ROOT, 'spack.yaml')))['spack']
 
 @pytest.mark.parametrize('package', ['ior', 'osu-micro-benchmarks',
                                      'darshan-runtime', 'darshan-util',
-                                     'coreutils', 'numactl'])
+                                     'coreutils', 'numactl', 'fio',
+                                     'iogap-tools'])
 def test_every_tool_is_pinned_once(package):
     [roots] = [d['iogap_roots'] for d in ENV['definitions']
                if 'iogap_roots' in d]

@@ -22,6 +22,7 @@ from reframe.core.exceptions import SanityError
 from iogap import profile
 from iogap.core import scratch, steps
 from iogap.errors import ScratchError
+from iogap.tools import own
 from iogap.tools.provider import find_tool
 from iogap.tools.toolstack import ToolStack
 
@@ -81,6 +82,11 @@ class IogapTest(rfm.RunOnlyRegressionTest):
     #: Where the measured tool came from (Spack view or PATH); logged
     tool_provider = variable(str, value='', loggable=True)
 
+    #: Directory of the project's own job-side tools (:mod:`iogap.tools.own`:
+    #: the iogap-tools package in the view, or ``.`` for the checkout's
+    #: copies put in the stage directory)
+    own_tools = variable(str, value='.', loggable=False)
+
     #: How the figures were obtained (cache eviction, binding...); logged
     method = variable(str, value='', loggable=True)
 
@@ -126,6 +132,17 @@ class IogapTest(rfm.RunOnlyRegressionTest):
         return self.current_partition.scheduler.registered_name == 'local'
 
     @run_after('setup')
+    def _own_tools(self):
+        # One package: the probe, the dd driver and their step library
+        # come together from the view, or together from the checkout
+        path, provider = find_tool(self, 'job.sh', subdirs=(own.SUBDIR,),
+                                   checkout=own.source('job.sh'))
+        checkout = provider.startswith('checkout:')
+        self.own_tools = '.' if checkout else os.path.dirname(path)
+        self.note('iogap-tools=' + (f'checkout:{own.ROOT}' if checkout else
+                                    provider.rsplit('/', 1)[0]))
+
+    @run_after('setup')
     def _scratch_usable(self):
         # Before any family decides on modes: an unusable root fails all
         root = self.extra('scratch_root')
@@ -142,8 +159,10 @@ class IogapTest(rfm.RunOnlyRegressionTest):
             scratch.check_free_space(root, self.scratch_bytes)
 
         tag = re.sub(r'[^A-Za-z0-9_-]', '_', self.unique_name)
-        shutil.copy(steps.JOB_SH, self.stagedir)
-        self.prerun_cmds = [steps.source()] + scratch.job_guard(
+        if self.own_tools == '.':
+            for name in own.FILES:
+                shutil.copy(own.source(name), self.stagedir)
+        self.prerun_cmds = [steps.source(self.own_tools)] + scratch.job_guard(
             root, tag, watch_pid=os.getpid() if self.is_local else None,
             io_lock=self.is_local) + [steps.device()] + self.prerun_cmds
 

@@ -13,17 +13,9 @@ import shlex
 
 from reframe.core.exceptions import SanityError
 
-#: Shell run by every rank; rank ids from Open MPI, PMIx, MPICH/Hydra, Slurm
-PROBE = (
-    'c=$(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status); '
-    'f=; for r in $(echo "$c" | tr , " "); do i=${r%-*}; '
-    'while [ "$i" -le "${r#*-}" ]; do '
-    'f="$f /sys/devices/system/cpu/cpu$i/topology/physical_package_id"; '
-    'i=$((i+1)); done; done; '
-    's=$(cat $f 2>/dev/null | sort -un | paste -sd, -); '
-    'echo "iogap-rank: rank=${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${PMI_RANK:-'
-    '${SLURM_PROCID:-?}}}} host=$(uname -n) cpus=$c sockets=${s:-?}"'
-)
+#: The probe (iogap/core/rank-probe.sh, one of the project's own tools):
+#: every task prints its rank, node, CPU list and sockets
+PROBE = 'rank-probe.sh'
 
 _RANK = re.compile(r'^iogap-rank: rank=(\S+) host=(\S+) cpus=(\S+) '
                    r'sockets=(\S+)\s*$', re.M)
@@ -36,9 +28,10 @@ JOB_CPUS = ('echo "iogap-job: cpus=$(sed -n "s/^Cpus_allowed_list:[[:space:]]'
 _JOB = re.compile(r'^iogap-job: cpus=(\S+)\s*$', re.M)
 
 
-def probe_step(launch):
-    '''The shell line that runs the probe as a step launched by ``launch``.'''
-    return f'{launch} sh -c {shlex.quote(PROBE)}'
+def probe_step(launch, tools):
+    '''The shell line that runs the probe as a step launched by ``launch``,
+    from ``tools``, the directory of the project's own tools.'''
+    return f'{launch} sh {shlex.quote(tools + "/" + PROBE)}'
 
 
 def job_cpus(text):

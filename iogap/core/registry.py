@@ -18,7 +18,7 @@ from reframe.core.meta import make_test
 REPEAT = '.repeat_no'
 
 #: Packages whose modules hold families (each registers itself on import)
-PACKAGES = ('iogap.dd', 'iogap.pio', 'iogap.osu')
+PACKAGES = ('iogap.dd', 'iogap.pio', 'iogap.osu', 'iogap.fio')
 
 _FAMILIES = {}
 

@@ -21,6 +21,7 @@ failed run can never pass for another one.
 
 import os
 import re
+import shlex
 
 from reframe.core.exceptions import SanityError
 
@@ -97,10 +98,11 @@ def run(command, **labels):
     return f'iogap_run {words} -- {command}'
 
 
-def source():
-    '''The shell line that loads the helpers (copied into the stage
-    directory, where the job runs) into a job script.'''
-    return f'. ./{os.path.basename(JOB_SH)}'
+def source(tools='.'):
+    '''The shell line that loads the helpers into a job script, from
+    ``tools``, the directory of the project's own tools (``.``: copied
+    into the stage directory, where the job runs).'''
+    return f'. {shlex.quote(tools + "/" + os.path.basename(JOB_SH))}'
 
 
 def parse(text, preamble=False):

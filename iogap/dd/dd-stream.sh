@@ -26,9 +26,9 @@ while [ $# -gt 0 ]; do
     shift 2
 done
 
-# Where this process (and so every dd) may run
-echo "iogap-rank: rank=0 host=$(uname -n) cpus=$(sed -n \
-    's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status) sockets=?"
+# Where this process (and so every dd) may run: the placement probe,
+# installed beside this driver
+sh "$(dirname "$0")/rank-probe.sh"
 [ -z "$probe" ] || iogap_odirect "$dd" "$file" "$bs"
 
 # dd, with darshan-runtime preloaded in its non-MPI mode when asked

@@ -9,12 +9,10 @@ seconds it reports (not its rounded rate), in MB/s (10^6) like the study,
 and each figure must agree with the harness's own clock and byte count.
 '''
 
-import os
 import re
-import shutil
 import statistics
 
-from reframe.core.builtins import (parameter, run_after, run_before,
+from reframe.core.builtins import (parameter, run_after,
                                    sanity_function, variable)
 from reframe.core.exceptions import SanityError, SkipTestError
 
@@ -40,8 +38,6 @@ BW = Figure('{pattern}_bw', 'MB/s', pattern=PATTERNS)
 PASS_BW = Figure('read_3x_pass{n}_bw', 'MB/s', better=None, n=(1, 2, 3))
 #: dd from /dev/zero to /dev/null: the speed with no device at all
 MEMORY_BW = Figure('memory_bw', 'MB/s', better=None)
-
-DRIVER = os.path.join(os.path.dirname(__file__), 'dd-stream.sh')
 
 _RECORD = re.compile(r'^(\d+) bytes\b.*\bcopied, ([0-9.]+(?:e[-+]?\d+)?) s\b',
                      re.M)
@@ -106,7 +102,8 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
         self.file_bytes = block_bytes(self.block_size) * self.count
         self.scratch_bytes = self.file_bytes
         # numactl, for a memory variant, wraps the whole stream
-        self.executable = ' '.join([*self.memory_wrapper(), './dd-stream.sh'])
+        self.executable = ' '.join([*self.memory_wrapper(),
+                                    f'{self.own_tools}/dd-stream.sh'])
         write, read = MODE_FLAGS[self.mode]
         evict = 'none' if self.mode == 'direct' or not self.reads \
             else self.evict
@@ -122,10 +119,6 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
         ]
         self.env_vars['LC_ALL'] = 'C'     # dd's summary in one format
         self.prerun_cmds += [placement.JOB_CPUS]
-
-    @run_before('run')
-    def copy_driver(self):
-        shutil.copy(DRIVER, self.stagedir)
 
     def steps(self):
         '''Every dd step, checked: whole, plausible, on disk.'''

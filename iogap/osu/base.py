@@ -114,7 +114,8 @@ class OSUBase(IogapTest, CoreSpec, CpuBind):
     @run_before('run')
     def probe_and_validate(self):
         launch = self.launch_prefix()
-        self.prerun_cmds += [placement.JOB_CPUS, placement.probe_step(launch)]
+        self.prerun_cmds += [placement.JOB_CPUS,
+                             placement.probe_step(launch, self.own_tools)]
         if self.validation:
             check = ' '.join([launch, self.executable,
                               *self.osu_options(validation=True)])

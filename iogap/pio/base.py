@@ -55,7 +55,8 @@ class ParallelIOTest(IogapTest, CoreSpec, CpuBind):
     def probe_placement(self):
         # Launched exactly like the tool: where every task runs
         self.prerun_cmds += [placement.JOB_CPUS,
-                             placement.probe_step(self.launch_prefix())]
+                             placement.probe_step(self.launch_prefix(),
+                                                  self.own_tools)]
 
     def check_run(self):
         '''Sanity core: no integrity problem, exit 0, placement as asked.'''

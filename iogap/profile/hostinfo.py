@@ -5,8 +5,10 @@ laptop or CI runner gets a correct profile with no edits.
 '''
 
 import getpass
+import glob
 import os
 import platform
+import re
 import shutil
 
 #: Environment variable that overrides the generic scratch root
@@ -72,6 +74,26 @@ def has_parallel_hdf5():
     return bool(shutil.which('h5pcc') or
                 os.path.exists('/usr/include/hdf5/openmpi/hdf5.h') or
                 os.path.exists('/usr/include/hdf5/mpich/hdf5.h'))
+
+
+#: The parallel HDF5 builds' configuration summaries (``h5pcc -showconfig``
+#: prints the one of its flavour)
+HDF5_SETTINGS = '/usr/lib/*/hdf5/*/lib/libhdf5*.settings'
+
+
+def hdf5_direct_vfd(pattern=HDF5_SETTINGS):
+    '''``(built, reason)``: whether the parallel HDF5 has the direct VFD
+    (``H5Pset_fapl_direct``), read from its configuration summary.'''
+    for path in sorted(glob.glob(pattern)):
+        with open(path, errors='replace') as fp:
+            m = re.search(r'^\s*Direct VFD:\s*(\w+)', fp.read(), re.M)
+        if m and m.group(1).lower() == 'yes':
+            return True, f'{path}: Direct VFD: yes'
+        if m:
+            return False, (f'the parallel HDF5 is built without the direct '
+                           f'VFD ({path}: Direct VFD: {m.group(1)})')
+
+    return False, 'no parallel HDF5 configuration summary found'
 
 
 def default_scratch_root():

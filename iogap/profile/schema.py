@@ -27,6 +27,8 @@ EXTRAS = {
                      '`.iogap-scratch`)'),
     'odirect_reason': ({'type': 'string'}, '',
                        'why O_DIRECT is (not) expected to work there'),
+    'hdf5_direct_reason': ({'type': 'string'}, '',
+                           'why HDF5\'s direct VFD is (not) there'),
     'repetitions': (_POS, 3, 'repetitions of every measurement (dd runs, '
                     'IOR and mdtest `-i`)'),
     'dd_block_size': (_SIZE, '1M', 'dd `bs=` (study: 1M)'),
@@ -97,6 +99,18 @@ EXTRAS = {
                        'OSU `-i` (null: OSU\'s default)'),
     'osu_warmup': ({'type': ['integer', 'null'], 'minimum': 0}, None,
                    'OSU `-x` (null: OSU\'s default)'),
+    'affinity_tasks': (_POS, 4, 'tasks on the under-packed node of the '
+                       'affinity cases (NERSC: `srun -n 4`)'),
+    'affinity_cores_per_task': (_POS, 16, 'cores each of those tasks is '
+                                'given and bound to (NERSC: `-c 64` on '
+                                'KNL, 4 threads per core)'),
+    'fio_threads': ({'type': 'array', 'minItems': 2, 'items': _POS},
+                    [1, 16, 32], 'threads on one core of the fio read '
+                    'cases (study: 16-32 saturate a KNL core\'s bandwidth)'),
+    'fio_file_size': (_SIZE, '1g', 'file the fio threads read, each its '
+                      'own region'),
+    'fio_block_size': (_SIZE, '1m', 'fio `bs` (each pread)'),
+    'fio_runtime': (_POS, 10, 'seconds each fio case reads'),
     'osu_prefix': ({'type': ['string', 'null']}, None,
                    'an OSU install prefix that wins over the tool stack'),
     'spack_env': ({'type': 'string', 'pattern': '^/'}, None,
@@ -122,6 +136,10 @@ FEATURES = {
     'hdf5': ([], [], 'IOR\'s HDF5 backend runs'),
     'odirect': ([], [], 'the scratch file system is not known to refuse '
                 'O_DIRECT (each job still probes it)'),
+    'hdf5direct': ([], [], 'HDF5 has the direct VFD (`H5Pset_fapl_direct`, '
+                   'the study\'s up to +11 %); no check uses it yet: IOR '
+                   '4.0.0\'s HDF5 backend does not do O_DIRECT '
+                   '(docs/findings.md)'),
     'dropcaches': ([], [], 'jobs may write /proc/sys/vm/drop_caches'),
     'multisocket': ([], [], 'nodes have two or more sockets: cross-socket '
                     'placements'),

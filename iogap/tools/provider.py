@@ -3,7 +3,8 @@
 Order: an explicit install prefix the caller names (e.g. ``$IOGAP_OSU_PREFIX``),
 then the partition's tool stack (the ToolStack fixture: the Spack view, or
 the OS tools the Spack environment declares as externals, such as dd), then
-PATH.
+PATH; for the project's own tools (:mod:`iogap.tools.own`) the checkout's
+copy instead of PATH.
 Tools that install outside ``bin/`` (OSU puts its binaries in
 ``libexec/osu-micro-benchmarks/mpi/<category>/``) pass ``subdirs``: they are
 searched under the prefix, the view and the parent of every PATH entry. A
@@ -19,12 +20,14 @@ from reframe.core.exceptions import SkipTestError
 
 
 
-def find_tool(test, name, subdirs=('bin',), prefixes=(), what=None):
+def find_tool(test, name, subdirs=('bin',), prefixes=(), what=None,
+              checkout=None):
     '''Return ``(command, provider)`` for ``name`` or skip ``test``.
 
     ``prefixes`` are explicit install prefixes tried first (a prefix that is
     given but lacks the tool is a skip: it is never silently bypassed);
-    ``what`` names the package in skip messages.
+    ``what`` names the package in skip messages; ``checkout`` is the
+    project's own copy of a tool it builds, taken when the stack lacks it.
     '''
     local = test.current_partition.scheduler.registered_name == 'local'
     label = f'{name} ({what})' if what else name
@@ -48,6 +51,9 @@ def find_tool(test, name, subdirs=('bin',), prefixes=(), what=None):
     external = stack.spack_env.external(name) if stack.spack_env else None
     if external:
         return external[0], f'spack-external:{external[1]}:{external[0]}'
+
+    if checkout:
+        return checkout, f'checkout:{checkout}'
 
     if not local:
         return name, 'PATH (resolved on the compute node)'

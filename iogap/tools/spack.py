@@ -27,6 +27,7 @@ import yaml
 
 from iogap import profile
 from iogap.errors import IogapError
+from iogap.tools import own
 
 ROOT = profile.ROOT
 BUILD = os.path.join(ROOT, 'build', 'spack')
@@ -34,11 +35,13 @@ STAMP = '.iogap-built'
 
 #: Tools that must be in a finished view, and the package behind each tool
 #: the checks call (OS-provided ones come from the environment's externals)
-VIEW_TOOLS = ('bin/ior', 'bin/mdtest', 'bin/darshan-parser',
+VIEW_TOOLS = ('bin/ior', 'bin/mdtest', 'bin/darshan-parser', 'bin/fio',
               'lib/libdarshan.so',
-              'libexec/osu-micro-benchmarks/mpi/pt2pt/osu_latency')
+              'libexec/osu-micro-benchmarks/mpi/pt2pt/osu_latency',
+              *(f'{own.SUBDIR}/{name}' for name in own.FILES))
 PACKAGE_OF = {'dd': 'coreutils', 'numactl': 'numactl', 'mpirun': 'openmpi',
-              'ior': 'ior', 'mdtest': 'ior', 'darshan-parser': 'darshan-util'}
+              'ior': 'ior', 'mdtest': 'ior', 'darshan-parser': 'darshan-util',
+              'fio': 'fio', **{name: 'iogap-tools' for name in own.FILES}}
 
 
 class SpackError(Exception):
@@ -91,9 +94,11 @@ class Environment:
 
     def digest(self):
         h = hashlib.sha256()
-        # Where the sources came from does not change what was built
+        # Where the sources came from does not change what was built; the
+        # project's own tools are built from the checkout, so they do
         for part in (open(os.path.join(ROOT, 'spack.yaml')).read(),
-                     open(overlay_path(self.overlay)).read(), self.target):
+                     open(overlay_path(self.overlay)).read(), self.target,
+                     own.digest()):
             h.update(part.encode())
 
         return h.hexdigest()
@@ -152,6 +157,10 @@ class Environment:
             'build_stage': [os.path.join(base, 'stage')],
             'source_cache': os.path.join(base, 'source-cache'),
             'misc_cache': os.path.join(base, 'misc-cache'),
+        }, 'packages': {
+            # The tools as they are in the checkout now: a change is a new
+            # spec, installed again, never a stale copy in the view
+            'iogap-tools': {'require': [f'sources={own.digest()}']},
         }}
         mirror = mirror_url()
         if mirror:
@@ -166,6 +175,10 @@ class Environment:
         with open(os.path.join(ROOT, 'spack.yaml')) as fp:
             manifest = yaml.safe_load(fp)
         manifest['spack']['include'].append('iogap-build.yaml')
+        # Repositories are named relative to the project
+        manifest['spack']['repos'] = [
+            os.path.join(ROOT, repo) for repo in manifest['spack'].get(
+                'repos', [])]
         with open(os.path.join(self.path, 'spack.yaml'), 'w') as fp:
             yaml.safe_dump(manifest, fp, sort_keys=False)
 

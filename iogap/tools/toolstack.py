@@ -19,11 +19,11 @@ import reframe.utility.sanity as sn
 from reframe.core.builtins import run_after, run_before, sanity_function, \
     variable
 
-from iogap.tools import spack
+from iogap.tools import own, spack
 
 #: Tools the families call; the record says where each resolves
 TOOLS = ('dd', 'numactl', 'fincore', 'mpirun', 'ior', 'mdtest',
-         'darshan-parser')
+         'darshan-parser', 'fio')
 
 
 def stack_of(partition):
@@ -85,6 +85,10 @@ class ToolStack(rfm.CompileOnlyRegressionTest):
             f'echo "provider: {self.provider} {self.view or ""}"',
             f'for t in {" ".join(TOOLS)}; do echo "$t: $(PATH={search} '
             'command -v $t || echo missing)"; done',
+            # The project's own tools: the iogap-tools package, or the
+            # checkout's copies
+            f'echo "iogap-tools: $(ls -d {self.view or "/nonexistent"}/'
+            f'{own.SUBDIR} 2>/dev/null || echo {own.ROOT})"',
         ]
         if self.spack_env:
             shutil.copy(os.path.join(self.spack_env.path, 'spack.lock'),
@@ -100,5 +104,5 @@ class ToolStack(rfm.CompileOnlyRegressionTest):
         lines = [sn.assert_found(rf'^provider: {self.provider}\b',
                                  self.build_stdout)]
         lines += [sn.assert_found(rf'^{t}: (/\S+|missing)$', self.build_stdout)
-                  for t in TOOLS]
+                  for t in (*TOOLS, 'iogap-tools')]
         return sn.all(lines)

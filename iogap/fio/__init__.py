@@ -1,0 +1,1 @@
+'''fio: several threads reading on one core.'''

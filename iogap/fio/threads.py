@@ -1,0 +1,137 @@
+'''FioThreads: several threads reading on one core (the study's tip 5.2).
+
+fio as it is: ``numjobs`` threads (``thread``) pinned together to one CPU
+(``cpus_allowed``), each reading its own contiguous region of one file with
+pread (``ioengine=psync``) through O_DIRECT (``direct=1``) for a fixed
+time. The file is laid out first (``create_only``); the read is the job's
+main step, launched like every tool and timed by the harness. The CPU is
+the first one the placement probe, launched the same way, may run on. The
+finding is a ratio: N threads over one thread on the same core.
+'''
+
+from reframe.core.builtins import (parameter, run_after, run_before,
+                                   sanity_function, variable)
+from reframe.core.exceptions import SanityError, SkipTestError
+
+from iogap import profile
+from iogap.core import placement, registry, steps
+from iogap.core.base import IogapTest, feature
+from iogap.core.figures import LOWER, Figure, Figures
+from iogap.core.variants import size_bytes
+from iogap.errors import IogapError
+from iogap.fio import parse
+
+BW = Figure('read_bw', 'MB/s')
+IOPS = Figure('read_iops', 'ops/s')
+CLAT = Figure('clat_mean', 'us', better=LOWER)
+
+#: The read job's name in fio's output
+JOB = 'read'
+
+
+def thread_counts(part):
+    '''Threads per core of a partition's sweep (extras['fio_threads']).'''
+    return part.extras['fio_threads'] if 'odirect' in part.features else []
+
+
+@registry.family
+class FioThreads(IogapTest):
+    '''Read bandwidth of ``threads`` fio threads sharing one core.'''
+
+    figures = Figures(BW, IOPS, CLAT)
+
+    #: Threads on the one core (the selected system's extras['fio_threads'])
+    threads = parameter(profile.values(thread_counts))
+
+    #: Size of the file the threads share; ``None``: extras['fio_file_size']
+    file_size = variable(str, type(None), value=None)
+
+    #: Bytes per pread (``bs``); ``None``: extras['fio_block_size']
+    block_size = variable(str, type(None), value=None)
+
+    #: Seconds of reading (``runtime``); ``None``: extras['fio_runtime']
+    runtime = variable(int, type(None), value=None)
+
+    CONSTRAINTS = (feature('odirect'),
+                   lambda p, part: p['threads'] in thread_counts(part))
+
+    @run_after('setup')
+    def set_fio(self):
+        self.file_size = self.file_size or self.extra('fio_file_size')
+        self.block_size = self.block_size or self.extra('fio_block_size')
+        self.runtime = self.runtime or self.extra('fio_runtime')
+        block = size_bytes(self.block_size, 'fio block size')
+        total = size_bytes(self.file_size, 'fio file size')
+        if block % 4096:
+            raise IogapError(f'O_DIRECT needs a block size that is a '
+                             f'multiple of 4 KiB, got {self.block_size}')
+        # Each thread its own contiguous region, whole blocks
+        self.region = total // self.threads // block * block
+        if self.region < block:
+            raise IogapError(f'fio file size {self.file_size} leaves less '
+                             f'than one {self.block_size} block per thread')
+
+        self.file_bytes = self.region * self.threads
+        self.scratch_bytes = self.file_bytes
+        self.num_tasks = self.num_tasks_per_node = 1
+        self.dd = self.tool('dd')
+        self.fio = self.tool('fio')     # last: fio's provider logged
+        self.executable = self.fio
+        self.plan = {'ioengine': 'psync', 'direct': 1, 'rw': 'read',
+                     'numjobs': self.threads, 'bs': self.block_size,
+                     'size': self.region, 'offset_increment': self.region,
+                     'runtime': self.runtime}
+        self.executable_opts = [
+            f'--name={JOB}', '--filename="$IOGAP_DIR/fio.dat"', '--thread',
+            '--cpus_allowed="$IOGAP_CPU"', '--time_based',
+            *(f'--{k}={v}' for k, v in self.plan.items()),
+            '--output-format=json', '--output=fio_read.json']
+
+    @run_before('run')
+    def lay_out_then_read(self):
+        launch = self.launch_prefix()
+        layout = (f'{self.fio} --name=layout --filename="$IOGAP_DIR/fio.dat"'
+                  f' --size={self.file_bytes} --create_only=1')
+        self.prerun_cmds += [
+            placement.JOB_CPUS,
+            # Launched like fio: the CPUs its process may use; the first
+            # one takes every thread
+            f'probe=$({placement.probe_step(launch, self.own_tools)})',
+            'echo "$probe"',
+            'IOGAP_CPU=$(echo "$probe" | sed -n "s/.* cpus=\\([0-9]*\\).*/'
+            '\\1/p" | head -1)',
+            f'iogap_odirect {self.dd} "$IOGAP_DIR/fio.dat" 4096',
+            steps.run(layout, step='layout'),
+            'iogap_bytes "$IOGAP_DIR/fio.dat"',
+            steps.begin(step='read'),
+        ]
+        self.postrun_cmds += [steps.end(), 'rm -f "$IOGAP_DIR/fio.dat"']
+        self.keep_files = [*self.keep_files, 'fio_read.json']
+
+    @sanity_function
+    def validate(self):
+        text = self.read('stdout')
+        reason = steps.skip_reason(text)
+        if reason:
+            raise SkipTestError(reason)
+
+        self.assert_exit_ok('fio')
+        ranks = placement.parse(text)
+        placement.check(ranks, 1, 1)
+        cpu = ranks[0]['cpus'].split(',')[0].split('-')[0]
+        found = {s['step']: s for s in steps.parse(text)}
+        steps.check_disk(found['layout'], self.file_bytes, 'fio layout')
+        try:
+            doc = parse.load(f'{self.stagedir}/fio_read.json')
+            jobs = parse.threads(doc, JOB, self.threads,
+                                 {**self.plan, 'cpus_allowed': cpu})
+        except IogapError as err:
+            raise SanityError(str(err)) from None
+
+        got = parse.figures(jobs)
+        steps.check_clock(got['seconds'], found['read'].seconds,
+                          f'fio read ({self.threads} threads)', lower=False)
+        self.note(f'{self.threads} thread(s) on cpu {cpu}, '
+                  f'{got["bytes"]} bytes in {got["seconds"]:.3f} s')
+        return self.report({fig.name(): (got[fig.name()], fig.unit)
+                            for fig in self.figures})

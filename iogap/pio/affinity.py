@@ -1,0 +1,57 @@
+'''IORAffinity: process affinity on an under-packed node, the NERSC tip
+``srun -n 4 -c 64 --cpu-bind=cores`` against the launcher's default.
+
+A few tasks on a many-core node, each given extras['affinity_cores_per_task']
+cores and bound to them (``cpu_bind=cores``: the partition's binding
+options with ``-c``), or placed as the launcher does by default (NERSC:
+"otherwise the processes will go to the same core"). IOR file per process,
+buffered: the read-once after eviction is the WRF restart read of the tip.
+The finding is a ratio of the two cases; both placements are verified by
+the probe, as in every family. Only partitions with ``+cpubind`` and room
+for the geometry generate the cases.
+'''
+
+from reframe.core.builtins import parameter, variable
+
+from iogap import profile
+from iogap.core import registry
+from iogap.pio.ior import IORBase
+
+
+def geometry(part):
+    '''``(tasks, cores per task)`` of the under-packed node, or ``None``
+    where the partition cannot bind or hold them with cores to spare.'''
+    tasks = part.extras['affinity_tasks']
+    cores = part.extras['affinity_cores_per_task']
+    if 'cpubind' not in part.features or tasks * cores > part.num_cores \
+            or cores < 2:
+        return None
+
+    return tasks, cores
+
+
+@registry.family
+class IORAffinity(IORBase):
+    '''IOR file per process on an under-packed node, bound or not.'''
+
+    # One placement question: the other variants stay at their default
+    core_spec = parameter(inherit_params=True, filter_params=lambda p: p[:1])
+    darshan = parameter(inherit_params=True, filter_params=lambda p: p[:1])
+
+    #: POSIX file per process, through the page cache: the tip's case
+    api = variable(str, value='POSIX')
+    layout = variable(str, value='fpp')
+    mode = variable(str, value='buffered')
+
+    CONSTRAINTS = (lambda p, part: geometry(part) is not None,)
+
+    def geometry(self):
+        return geometry(profile.Part.of(self.current_partition))
+
+    def cpus_per_task(self):
+        # -c counts hardware threads: 16 KNL cores are the tip's -c 64
+        threads = self.current_partition.processor.num_cpus_per_core or 1
+        return self.geometry()[1] * threads
+
+    def size_job(self):
+        self.num_tasks = self.num_tasks_per_node = self.geometry()[0]
