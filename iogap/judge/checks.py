@@ -7,8 +7,8 @@ of ``reference/<system>.yaml``: ReFrame's own assertion, perflogs, run
 report and results database cover absolute bounds, ratios and fits alike.
 A judgement runs whenever its cases measured, even if another judgement of
 the same figures failed; under ``--repeat N`` each repetition judges its
-own cases. One engine, four readings: :class:`AbsoluteCheck`, :class:`RatioCheck`,
-:class:`FitCheck` and :class:`MechanismCheck`.
+own cases. One engine, four readings: :class:`AbsoluteCheck`,
+:class:`RatioCheck`, :class:`FitCheck` and :class:`MechanismCheck`.
 
 A judgement whose precondition does not hold on this host (a ratio's
 ``precondition``), or whose figure the host cannot give (the measuring
