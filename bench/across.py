@@ -33,7 +33,8 @@ WITHIN = (1, 3, 5)
 def pools(out):
     """``{figure: [(slowdown, value)]}`` in the order the nights ran."""
     found = {}
-    for _, _, rec in sorted(nightsmod.done(out), key=lambda d: d[0]):
+    for _, _, rec in sorted(nightsmod.done(out),
+                            key=lambda d: d[2]['finished']):
         for figure, value in rec['values'].items():
             found.setdefault(figure, []).append((rec['slowdown'], value))
     return found

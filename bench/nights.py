@@ -65,7 +65,7 @@ def schedule(night):
 
 
 def done(out):
-    '''``[(night, group, record)]`` of every finished group, in order.'''
+    '''``[(night, group, record)]`` of every finished group, by night.'''
     found = []
     for name in sorted(os.listdir(out)) if os.path.isdir(out) else []:
         if not name.startswith('night-'):
@@ -165,7 +165,9 @@ def run_nights(out, count, env, groups):
     for night in range(count):
         for group in groups():
             records = done(out)
-            if any(n == night and g == group for n, g, _ in records):
+            # A group that joined late (IOR once its view is there) starts
+            # where it joined: no earlier night is filled in afterwards
+            if any(n >= night and g == group for n, g, _ in records):
                 continue
             os.makedirs(os.path.join(out, f'night-{night:03d}'),
                         exist_ok=True)
