@@ -1,4 +1,4 @@
-'''python -m ci.nightly suite | verdict REPORT [--stdout FILE] | changepoints DB
+'''python -m ci.nightly suite | verdict REPORT [--stdout F] | changepoints DB
 
 ``suite`` runs tonight's suite (IOGAP_SYSTEM, IOGAP_SELECT), tagged with
 the pipeline and commit, into the history database (IOGAP_RESULTS_DB),
