@@ -33,7 +33,8 @@ WITHIN = (1, 3, 5)
 def pools(out):
     """``{figure: [(slowdown, value)]}`` in the order the nights ran."""
     found = {}
-    for _, _, rec in sorted(nightsmod.done(out), key=lambda d: d[0]):
+    for _, _, rec in sorted(nightsmod.done(out),
+                            key=lambda d: d[2]['finished']):
         for figure, value in rec['values'].items():
             found.setdefault(figure, []).append((rec['slowdown'], value))
     return found
@@ -164,6 +165,16 @@ def compare(out, history, trials):
     return rows
 
 
+def night_times(out):
+    '''``{group: {nights, median, min, max}}``: the seconds one group of
+    one night took, reframe's start-up included.'''
+    found = {}
+    for _, group, rec in nightsmod.done(out):
+        found.setdefault(group, []).append(rec['seconds'])
+    return {g: {'nights': len(t), 'median': statistics.median(t),
+                'min': min(t), 'max': max(t)} for g, t in found.items()}
+
+
 def print_table(results):
     print('| figure | clean nights | spread | false alarms / 30 nights '
           '(change point; band) | slowdown (real nights; median slower by) '
@@ -200,6 +211,11 @@ def main(argv=None):
             json.dump(rows, fp, indent=1)
         return
     results = analyse(os.path.abspath(args.out), args.history, args.trials)
+    took = night_times(os.path.abspath(args.out))
     with open(os.path.join(args.out, 'across.json'), 'w') as fp:
-        json.dump(results, fp, indent=1)
+        json.dump({'figures': results, 'seconds': took}, fp, indent=1)
     print_table(results)
+    for group, t in took.items():
+        print(f'\n{group}: {t["nights"]} nights, one takes {t["median"]:.0f} s'
+              f' (median; {t["min"]:.0f}-{t["max"]:.0f} s)', end='')
+    print()

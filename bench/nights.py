@@ -65,7 +65,7 @@ def schedule(night):
 
 
 def done(out):
-    '''``[(night, group, record)]`` of every finished group, in order.'''
+    '''``[(night, group, record)]`` of every finished group, by night.'''
     found = []
     for name in sorted(os.listdir(out)) if os.path.isdir(out) else []:
         if not name.startswith('night-'):
@@ -126,7 +126,7 @@ def run_group(out, night, group, slowdown, refs, env):
     cmd = [os.path.join(ROOT, '.venv', 'bin', 'reframe'), '-C',
            'reframe_config.py', '-n', spec['select'], *spec['set'],
            '--session-extras', f'night={night},slowdown={slowdown}', '-r']
-    start = time.time()
+    start, load = time.time(), os.getloadavg()[0]
     try:
         proc = subprocess.run(
             cmd, cwd=ROOT, env=dict(env, IOGAP_OUTPUT=here),
@@ -149,6 +149,8 @@ def run_group(out, night, group, slowdown, refs, env):
     record = {'night': night, 'group': group, 'slowdown': slowdown,
               'wanted': wanted, 'seconds': round(seconds, 1),
               'exit': proc.returncode, 'values': values,
+              # the machine is shared: its load when the night started
+              'load': round(load, 1),
               'session': report and report['session_info'].get('uuid'),
               'finished': time.strftime('%Y-%m-%dT%H:%M:%S')}
     with open(os.path.join(out, f'night-{night:03d}', f'{group}.json'),
@@ -163,7 +165,9 @@ def run_nights(out, count, env, groups):
     for night in range(count):
         for group in groups():
             records = done(out)
-            if any(n == night and g == group for n, g, _ in records):
+            # A group that joined late (IOR once its view is there) starts
+            # where it joined: no earlier night is filled in afterwards
+            if any(n >= night and g == group for n, g, _ in records):
                 continue
             os.makedirs(os.path.join(out, f'night-{night:03d}'),
                         exist_ok=True)

@@ -1,4 +1,4 @@
-'''python -m ci.nightly suite | verdict REPORT [--stdout FILE] | changepoints DB
+'''python -m ci.nightly suite | verdict REPORT [--stdout F] | changepoints DB
 
 ``suite`` runs tonight's suite (IOGAP_SYSTEM, IOGAP_SELECT), tagged with
 the pipeline and commit, into the history database (IOGAP_RESULTS_DB),
@@ -52,11 +52,14 @@ def _history(night, report):
 def _changepoints(night, report):
     '''The change-point verdict over the history database; also added to
     the JUnit report as its own suite.'''
-    with open(report) as fp:
-        uuid = json.load(fp)['session_info']['uuid']
-    lines, steps, cases = changepoint.judge(night.results_db, uuid)
-    if cases:
-        changepoint.add_junit(night.junit, cases)
+    try:
+        with open(report) as fp:
+            uuid = json.load(fp)['session_info']['uuid']
+        lines, steps, cases = changepoint.judge(night.results_db, uuid)
+        if cases:
+            changepoint.add_junit(night.junit, cases)
+    except Exception as err:      # said; the bands still judge the night
+        return [f'change points: not judged: {err!r}'], False
     return lines, bool(steps)
 
 

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 venv=$PWD/.venv
 
 if [ -x "$venv/bin/python" ] &&
-   "$venv/bin/python" -c 'import reframe, yaml, matplotlib, setuptools, wheel' 2>/dev/null; then
+   "$venv/bin/python" -c 'import reframe, yaml, matplotlib, scipy, setuptools, wheel' 2>/dev/null; then
     echo "venv: reusing the cached .venv (pyproject.toml unchanged)"
 else
     echo "venv: building .venv from pyproject.toml (no cache for it yet)"

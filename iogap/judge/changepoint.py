@@ -46,7 +46,7 @@ class Step:
     before: int          #: nights compared before the step
     after: int           #: nights after it
 
-    def describe(self, unit='%'):
+    def describe(self):
         return (f'{self.size:+.1%} (90 % CI {self.low:+.1%} to '
                 f'{self.high:+.1%}; p = {self.pvalue:.2g}, {self.after} '
                 f'night(s) after against {self.before} before)')
