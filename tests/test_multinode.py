@@ -9,7 +9,8 @@ IOR and mdtest on 2 nodes, collective I/O with an aggregator on each node,
 Darshan on a 2-node job, the intra-node latency on n0) and judges the
 inter-node over intra-node latency; then the faults: a slurmd killed under
 a job, a node down before a run, and a stop after every daemon was
-SIGKILLed. About 4-5 minutes on a 2-core VM.
+SIGKILLed. About 5 minutes on a 2-core VM (4 min 51 s with other builds
+holding its load average at 17; the suite's 10 cases 156 s of it).
 '''
 
 import glob
