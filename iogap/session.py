@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+from iogap import profile
 from iogap.core import scratch
 from iogap.errors import IogapError, ReferenceError
 from iogap.judge import references
@@ -43,9 +44,12 @@ def start(argv, system, output):
 
     absent = references.current() and references.current().absent_count()
     if absent:
+        left = profile.omitted()
+        also = f' or a partition this run left out ({", ".join(left)})' \
+            if left else ''
         print(f'iogap: {absent} reference(s) judge cases that need a feature '
-              f'this host lacks (see the profile\'s detectable_features): '
-              f'not judged here', file=sys.stderr)
+              f'this host lacks (see the profile\'s detectable_features)'
+              f'{also}: not judged here', file=sys.stderr)
 
     if not runs(argv):
         return

@@ -2,13 +2,17 @@
 variants it generates where, and how it reads MPI-IO hints and Slurm's
 partitions (the real runs are tests/test_multinode.py).'''
 
+import os
 import re
 
 import pytest
 from reframe.core.exceptions import SanityError
 
 from conftest import run_reframe
-from iogap import session
+from iogap import profile, session
+from iogap.core import registry
+from iogap.errors import ProfileError
+from iogap.judge import references
 from iogap.pio import hints
 
 #: What ROMIO printed (ROMIO_PRINT_HINTS=1) at one open of a 2-node
@@ -100,3 +104,24 @@ def test_variants_the_one_cpu_nodes_cannot_honour_are_not_generated(
                            r'.*io=collective ')
     assert listed(listing, r'^- OSULatency .*cpu_bind=cores.*same_socket')
     assert listed(listing, r'^- DDSingleStream .*core_spec=1')
+
+
+def test_a_reference_to_a_partition_left_out_is_not_judged(monkeypatch):
+    # The families take their parameters from the profile loaded when they
+    # are first imported: Cori's, as for every unit test
+    registry.get('OSULatency')
+    monkeypatch.setenv('IOGAP_MINICLUSTER_PARTITIONS', 'knl')
+    monkeypatch.delenv('SLURM_CONF', raising=False)
+    # Whatever references were loaded come back after the test
+    monkeypatch.setattr(references, '_current', references.current())
+    try:
+        profile.load(['reframe', '--system', 'minicluster'], os.environ)
+        assert profile.omitted() == ['haswell', 'shared']
+        refs = references.load('minicluster', profile.parts())
+        assert refs.absent_count() == 1 and refs.entries('ratios') == []
+
+        monkeypatch.setenv('IOGAP_MINICLUSTER_PARTITIONS', 'knl,login')
+        with pytest.raises(ProfileError, match='names no partition login'):
+            profile.load(['reframe', '--system', 'minicluster'], os.environ)
+    finally:
+        profile.load(['--system', 'cori'], {})

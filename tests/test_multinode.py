@@ -9,7 +9,8 @@ IOR and mdtest on 2 nodes, collective I/O with an aggregator on each node,
 Darshan on a 2-node job, the intra-node latency on n0) and judges the
 inter-node over intra-node latency; then the faults: a slurmd killed under
 a job, a node down before a run, and a stop after every daemon was
-SIGKILLed. About 4-5 minutes on a 2-core VM.
+SIGKILLed. About 5 minutes on a 2-core VM (4 min 51 s with other builds
+holding its load average at 17; the suite's 10 cases 156 s of it).
 '''
 
 import glob
@@ -185,11 +186,11 @@ def test_cluster_up_with_nodes_in_namespaces_and_cpusets(cluster):
 SUITE = [
     variant('OSULatency', placement='inter_node'),
     variant('OSULatency', placement='same_socket', cpu_bind='cores'),
-    variant('OSUBandwidth', placement='inter_node'),
     variant('OSUAlltoall', num_nodes=2),
-    variant('IORBench', num_nodes=2, api='POSIX', mode='buffered',
-            darshan='off'),
+    # File per process; a shared file with Darshan's bytes cross-checked
     variant('IORBench', num_nodes=2, layout='fpp', api='POSIX',
+            mode='buffered', darshan='off'),
+    variant('IORBench', num_nodes=2, layout='ssf', api='POSIX',
             mode='buffered', darshan='on'),
     variant('MDTestBench', num_nodes=2, directory='shared', darshan='off'),
     # On knl's two nodes (and on n0, one node: partitions are not
@@ -220,8 +221,8 @@ def test_every_multinode_case_passes(suite):
               if tc['result'] != 'pass']
     assert not failed, run.stdout
     names = sorted(tc['name'].split()[0] for tc in found)
-    assert names == sorted(['OSULatency'] * 2 + ['OSUBandwidth',
-                            'OSUAlltoall'] + ['IORBench'] * 3 + [
+    assert names == sorted(['OSULatency'] * 2 + [
+                            'OSUAlltoall'] + ['IORBench'] * 2 + [
                             'MDTestBench'] + ['IORCollective'] * 3 +
                            ['RatioCheck']), names
     for tc in found:
@@ -277,10 +278,13 @@ def test_collective_io_has_an_aggregator_on_each_node(suite):
 def test_darshan_bytes_on_a_two_node_job(suite):
     run, _ = suite
     [tc] = cases(run, 'IORBench', darshan='on')
-    assert tc['num_nodes'] == 2
-    # The sanity cross-checked Darshan's bytes against IOR's; both ranks'
-    # files were seen
-    assert perf(tc, 'darshan_write_bytes') > 0
+    assert tc['num_nodes'] == 2 and tc['layout'] == 'ssf'
+    # One log for the job: both ranks' bytes (the sanity checked them
+    # against IOR's), written with -W read-back each repetition
+    per_pass = 2 * 16 * 2**20      # 2 ranks x 16 MiB
+    assert perf(tc, 'darshan_posix_written_bytes') == 2 * per_pass
+    # -W reads each repetition back; then three read passes
+    assert perf(tc, 'darshan_posix_read_bytes') == (2 + 3) * per_pass
 
 
 @needs_tools
@@ -318,7 +322,7 @@ def test_inter_node_latency_over_intra_node_is_judged(suite, cluster):
     [ratios] = [s for s in sections if s['key'] == 'ratios']
     [row] = [r for r in ratios['table']['rows']
              if 'inter_node_over_intra_node' in r[1]]
-    assert row[3] == pytest.approx(value) and row[-1] == 'pass'
+    assert row[3] == pytest.approx(value) and row[8] == 'pass'
 
 
 # Faults, last: they take node n2 and then the whole cluster down

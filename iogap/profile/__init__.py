@@ -29,6 +29,10 @@ GENERIC, GENERIC_SYSTEM = 'generic', 'anyhost'
 
 _current = None
 
+#: Partitions the loaded profile left out of this run (its module's
+#: ``OMITTED_PARTITIONS``): references to them are not judged, not refused
+_omitted = []
+
 
 class Part:
     '''What a family needs to know of a partition, from the configuration
@@ -102,9 +106,11 @@ def select(argv, environ, hostname=None):
 def load(argv, environ):
     '''Load, check and register the selected profile; its
     ``site_configuration`` fragment.'''
-    global _current
+    global _current, _omitted
     stem, path = select(argv, environ)
-    fragment = copy.deepcopy(runpy.run_path(path)['site_configuration'])
+    module = runpy.run_path(path)
+    fragment = copy.deepcopy(module['site_configuration'])
+    _omitted = list(module.get('OMITTED_PARTITIONS', []))
     for system in fragment['systems']:
         if system['name'] != (GENERIC_SYSTEM if stem == GENERIC else stem):
             raise ProfileError(f'{path}: defines system {system["name"]!r}; '
@@ -122,6 +128,11 @@ def load(argv, environ):
 def current():
     '''The loaded system's configuration, or ``None`` outside a run.'''
     return _current
+
+
+def omitted():
+    '''Names of the partitions the loaded profile left out of this run.'''
+    return _omitted
 
 
 def parts():
