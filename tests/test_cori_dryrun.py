@@ -164,7 +164,7 @@ def test_affinity_on_an_under_packed_knl_node_is_nerscs_tip(scripts):
                 k[2] == 'haswell']
 
 
-@pytest.mark.parametrize('threads', [1, 16, 32])
+@pytest.mark.parametrize('threads', [1, 8, 16, 32])
 def test_fio_threads_share_one_core_with_psync_and_o_direct(scripts,
                                                             threads):
     [text] = pick(scripts, 'FioThreads', 'knl', threads=threads)
