@@ -1,7 +1,8 @@
 '''The Cori profile, proven by the job scripts a dry run generates: Slurm
 directives, the variants' options, the study's fixed clocks, flat-mode
-nodes for the memory variants, striping on the core-spec case, and the
-Spack build as a job on each partition.'''
+nodes for the memory variants, striping on the core-spec case, the
+threads-on-one-core and affinity cases, the project's own tools from each
+partition's view, and the Spack build as a job on each partition.'''
 
 import glob
 import os
@@ -13,13 +14,17 @@ from conftest import run_reframe
 
 pytestmark = pytest.mark.reframe
 
+#: The dd driver, from the iogap-tools package in the partition's view
+DRIVER = r'/\S+/iogap-spack/(knl|haswell)/view/libexec/iogap/dd-stream\.sh'
+
 
 @pytest.fixture(scope='module')
 def scripts(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp('cori')
     run = run_reframe(tmp_path, '--system', 'cori', '-n',
                       '^DD|IORCollective.*%api=HDF5.*%io=collective|'
-                      'IORFrequencySweep', '--dry-run')
+                      'IORFrequencySweep|IORAffinity|FioThreads',
+                      '--dry-run')
     assert run.returncode == 0, run.stdout
     found = run.job_scripts()
     assert found, run.stdout
@@ -56,7 +61,8 @@ def test_slurm_directives(scripts, part):
 def test_the_main_step_is_the_dd_stream_of_the_study(scripts, mode, flags):
     [text] = pick(scripts, 'DDSingleStream', 'knl', **base(mode=mode))
     [main] = [l for l in text.splitlines() if 'dd-stream.sh' in l]
-    assert main.startswith('srun ./dd-stream.sh --dd ')
+    assert re.match(rf'srun {DRIVER} --dd ', main), main
+    assert '. /global/' in text and '/knl/view/libexec/iogap/job.sh' in text
     assert '/iogap-spack/knl/view/bin/dd' in main or \
         re.search(r'--dd \S+/dd ', main)
     assert '--bs 1M --count 10000 --reps 3' in main
@@ -77,7 +83,7 @@ def test_cpu_bind_variant(scripts, part, cpus):
                   **base(mode='buffered', cpu_bind='cores'))
     assert f'#SBATCH --cpus-per-task={cpus}' in text
     assert re.search(rf'^srun --cpus-per-task={cpus} --cpu-bind=cores '
-                     r'\./dd-stream\.sh', text, re.M)
+                     rf'{DRIVER}', text, re.M)
 
 
 def test_memory_variants_run_on_flat_mode_nodes(scripts):
@@ -86,8 +92,8 @@ def test_memory_variants_run_on_flat_mode_nodes(scripts):
     [dram] = pick(scripts, 'DDSingleStream', 'knl',
                   **base(mode='dsync', memory='dram'))
     [cache] = pick(scripts, 'DDSingleStream', 'knl', **base(mode='dsync'))
-    assert 'srun numactl -m 1 ./dd-stream.sh' in mcdram
-    assert 'srun numactl -m 0 ./dd-stream.sh' in dram
+    assert re.search(rf'^srun numactl -m 1 {DRIVER}', mcdram, re.M)
+    assert re.search(rf'^srun numactl -m 0 {DRIVER}', dram, re.M)
     for text in (mcdram, dram):
         # ReFrame ANDs the partition's constraint with the variant's
         assert '#SBATCH --constraint=(knl)&(knl,quad,flat)' in text
@@ -107,7 +113,7 @@ def test_each_clock_of_the_sweep_is_pinned_by_its_job(scripts, part, clocks):
                       memory='dram' if part == 'knl' else 'default',
                       cpu_freq=clock)
         assert re.search(rf'^srun --cpu-freq={clock} (numactl -m 0 )?'
-                         rf'\./dd-stream\.sh .*--reads 0', text, re.M)
+                         rf'{DRIVER} .*--reads 0', text, re.M)
     [hdf5] = pick(scripts, 'IORFrequencySweep', part, cpu_freq=clocks[-1])
     assert re.search(rf'^srun --cpu-freq={clocks[-1]} \S+/ior -a HDF5 ',
                      hdf5, re.M)
@@ -140,3 +146,34 @@ def test_the_tool_stack_is_built_by_a_job_on_the_partition(tmp_path, part,
     assert re.search(rf'^cp \S+/iogap-spack/{part}/spack.lock \.$', text,
                      re.M)
     assert '/share/spack/setup-env.sh' in text
+
+
+def test_affinity_on_an_under_packed_knl_node_is_nerscs_tip(scripts):
+    [bound] = pick(scripts, 'IORAffinity', 'knl', cpu_bind='cores')
+    [default] = pick(scripts, 'IORAffinity', 'knl', cpu_bind='default')
+    # srun -n 4 -c 64 --cpu-bind=cores: 16 KNL cores of 4 threads per task
+    assert '#SBATCH --ntasks=4' in bound and '#SBATCH --ntasks=4' in default
+    assert re.search(r'^srun --cpus-per-task=64 --cpu-bind=cores \S+/ior '
+                     r'-a POSIX -F ', bound, re.M)
+    assert re.search(r'^srun \S+/ior -a POSIX -F ', default, re.M)
+    # The probe, from the view, is launched like IOR in both
+    assert re.search(r'^srun --cpus-per-task=64 --cpu-bind=cores sh \S+/view'
+                     r'/libexec/iogap/rank-probe\.sh$', bound, re.M)
+    # Haswell's 32 cores cannot hold 4 x 16: no case there
+    assert not [k for k in scripts if k[0] == 'IORAffinity' and
+                k[2] == 'haswell']
+
+
+@pytest.mark.parametrize('threads', [1, 8, 16, 32])
+def test_fio_threads_share_one_core_with_psync_and_o_direct(scripts,
+                                                            threads):
+    [text] = pick(scripts, 'FioThreads', 'knl', threads=threads)
+    [main] = [l for l in text.splitlines() if '--name=read' in l]
+    assert re.match(r'srun /\S+/knl/view/bin/fio --name=read ', main)
+    for option in ('--thread', '--cpus_allowed="$IOGAP_CPU"',
+                   '--ioengine=psync', '--direct=1', '--rw=read',
+                   f'--numjobs={threads}', '--output-format=json'):
+        assert f' {option} ' in f' {main} ', option
+    # The CPU is the first the probe, launched like fio, may use
+    assert re.search(r'^probe=\$\(srun sh \S+/rank-probe\.sh\)$', text,
+                     re.M)

@@ -105,7 +105,7 @@ EXTRAS = {
                                 'given and bound to (NERSC: `-c 64` on '
                                 'KNL, 4 threads per core)'),
     'fio_threads': ({'type': 'array', 'minItems': 2, 'items': _POS},
-                    [1, 16, 32], 'threads on one core of the fio read '
+                    [1, 8, 16, 32], 'threads on one core of the fio read '
                     'cases (study: 16-32 saturate a KNL core\'s bandwidth)'),
     'fio_file_size': (_SIZE, '1g', 'file the fio threads read, each its '
                       'own region'),

@@ -11,7 +11,10 @@ named by ``$IOGAP_SPACK_MIRROR`` (a ``file://`` URL or a path) is added,
 with checksums relaxed in the scope that names it and nowhere else.
 Everything Spack writes stays in the build directory (install tree,
 caches, its user config): nothing under ``$HOME``. A view is trusted only
-with a stamp that matches the spack.yaml and overlay it was built from, so a failed or half-done build is never used.
+with a stamp that matches the spack.yaml, overlay and project's own tools
+(:mod:`iogap.tools.own`) it was built from, so a failed, half-done or
+stale build is never used. Repositories in spack.yaml are named relative
+to the project.
 '''
 
 import argparse
