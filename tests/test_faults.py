@@ -12,6 +12,7 @@ import pytest
 
 from conftest import ROOT, cases, reframe_cmd, run_reframe
 from iogap.core import scratch
+from iogap.core import scratch
 
 pytestmark = pytest.mark.reframe
 
@@ -98,7 +99,7 @@ def modes(run):
 def test_an_unusable_root_fails_every_mode_with_its_reason(tmp_path, mount,
                                                            how):
     if how == 'missing':
-        root, reason = tmp_path / 'nope', 'does not exist'
+        root, reason = tmp_path / 'gone' / 'nope', 'does not exist'
     elif how == 'file':
         root, reason = tmp_path / 'file', 'is not a directory'
         root.write_text('x')
@@ -110,6 +111,21 @@ def test_an_unusable_root_fails_every_mode_with_its_reason(tmp_path, mount,
     for tc in found.values():
         assert tc['result'] == 'fail' and reason in tc['fail_reason'], \
             (tc['mode'], tc['fail_reason'])
+
+
+def test_a_missing_root_is_made_the_suites_on_first_use(tmp_path):
+    root = tmp_path / 'first-use'
+    run = run_reframe(tmp_path, '-n', 'DDSingleStream.*%cpu_bind=default.*'
+                      '%darshan=off.*%mode=buffered', '-S',
+                      'DDSingleStream.count=64', '-r', scratch=root)
+    [tc] = cases(run, 'DDSingleStream')
+    assert tc['result'] == 'pass', tc['fail_reason']
+    said = [line for line in run.proc.stderr.splitlines()
+            if 'created scratch root' in line]
+    assert said == [f'iogap: created scratch root {root}, marked '
+                    f'{scratch.MARKER} as the suite\'s']
+    assert scratch.MARKER in os.listdir(root)
+    assert not [e for e in os.listdir(root) if e.startswith('iogap.')]
 
 
 def test_a_memory_backed_root_is_named(tmp_path, mount):

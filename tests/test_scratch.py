@@ -28,8 +28,24 @@ def test_an_ancestor_of_home_and_a_relative_path_are_refused():
         scratch.check_rules('scratch')
 
 
+def test_a_missing_root_is_made_the_suites_where_its_parent_exists(
+        tmp_path):
+    root = tmp_path / 'new'
+    said = scratch.create(str(root))
+    assert said == (f'iogap: created scratch root {root}, marked '
+                    f'{scratch.MARKER} as the suite\'s')
+    assert os.listdir(root) == [scratch.MARKER]
+    assert scratch.problem(str(root)) is None
+    assert scratch.create(str(root)) is None        # made once, said once
+    assert scratch.create(str(tmp_path / 'gone' / 'new')) is None
+    with pytest.raises(ScratchError, match='system or home'):
+        scratch.create(os.path.expanduser('~'))
+
+
 def test_problems_name_their_reason(tmp_path):
     assert 'does not exist' in scratch.problem(str(tmp_path / 'nope'))
+    assert 'nor does its parent' in scratch.problem(
+        str(tmp_path / 'gone' / 'nope'))
     (tmp_path / 'file').write_text('x')
     assert 'is not a directory' in scratch.problem(str(tmp_path / 'file'))
     foreign = tmp_path / 'foreign'
@@ -100,8 +116,16 @@ def test_the_guard_makes_records_and_removes_the_directory(tmp_path):
     assert sorted(os.listdir(root)) == [scratch.IO_LOCK, scratch.MARKER]
 
 
+def test_the_guard_makes_a_missing_root_whose_parent_exists(tmp_path):
+    root = tmp_path / 'made-in-the-job'
+    proc = guard(str(root), 'echo measured')
+    assert proc.returncode == 0 and 'measured' in proc.stdout, proc.stderr
+    assert 'iogap: created scratch root' in proc.stderr
+    assert scratch.MARKER in os.listdir(root)
+
+
 def test_the_guard_refuses_what_is_not_the_suites(tmp_path):
-    proc = guard(str(tmp_path / 'missing'), 'echo measured')
+    proc = guard(str(tmp_path / 'gone' / 'missing'), 'echo measured')
     assert proc.returncode == 3 and 'measured' not in proc.stdout
     assert 'iogap: scratch root' in proc.stderr and 'does not exist' in \
         proc.stderr
