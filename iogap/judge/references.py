@@ -26,12 +26,13 @@ from iogap import profile
 from iogap.core import registry
 from iogap.core.base import runs_on
 from iogap.errors import ReferenceError
-from iogap.judge import lines, schema
+from iogap.judge import audit, lines, schema
+
 
 class File:
     '''A checked reference file: its entries and where each one is.'''
 
-    def __init__(self, path, system, partitions):
+    def __init__(self, path, system, partitions, enforce=True):
         self.path, self.system = path, system
         self.partitions = {p.fullname.split(':')[1]: p for p in partitions}
         with open(path) as fp:
@@ -64,6 +65,13 @@ class File:
         #: Entries whose cases need a feature this host lacks
         self.absent = set()
         self._check()
+        #: Each judgement's false alarms and detection (iogap.judge.audit)
+        self.audit = audit.enforce(self) if enforce else None
+
+    def rate_of(self, entry):
+        '''The false-alarm rate per night of a judged entry, or ``None``.'''
+        return next((r.rate for r in self.audit or () if r.entry is entry),
+                    None)
 
     def fail(self, path, message):
         key = '.'.join(f'[{k}]' if isinstance(k, int) else str(k)
