@@ -11,6 +11,8 @@ own cases. One engine, three readings: :class:`AbsoluteCheck`,
 :class:`RatioCheck`, :class:`FitCheck`.
 '''
 
+import math
+
 import reframe as rfm
 import reframe.core.runtime as rt
 import reframe.utility.sanity as sn
@@ -36,6 +38,14 @@ class Judgement(rfm.RunOnlyRegressionTest):
 
     #: The reference's provenance; logged
     method = variable(str, value='', loggable=True)
+
+    #: Share of healthy nights the judgement fails, from the noise its
+    #: reference assumes (iogap.judge.audit); logged beside its band
+    false_alarms = variable(float, type(None), value=None, loggable=True)
+
+    def entries_judged(self):
+        '''The reference entries this judgement applies.'''
+        raise NotImplementedError
 
     def cases(self):
         '''``[(family, partition, full params)]`` this judgement reads.'''
@@ -71,6 +81,11 @@ class Judgement(rfm.RunOnlyRegressionTest):
         # Runs beside the first case; the arithmetic is local
         self.valid_systems = [f'{system.name}:{self.cases()[0][1]}']
         self.method = self.descr = self.provenance()
+        ref = references.current()
+        rates = [ref.rate_of(e) for e in self.entries_judged()] if ref else []
+        if rates and None not in rates:
+            # several absolute figures of one case: any of them may fail
+            self.false_alarms = 1 - math.prod(1 - r for r in rates)
 
     @run_after('setup')
     def all_sides_selected(self):
@@ -127,6 +142,9 @@ class AbsoluteCheck(Judgement):
     def vars_of(self, index):
         return list(self.target[3])
 
+    def entries_judged(self):
+        return list(self.target[3].values())
+
     def provenance(self):
         return '; '.join(sorted({e['provenance']
                                  for e in self.target[3].values()}))
@@ -147,6 +165,9 @@ class RatioCheck(Judgement):
     def vars_of(self, index):
         side = ('numerator', 'denominator')[index]
         return [self.ratio[side]['var']]
+
+    def entries_judged(self):
+        return [self.ratio]
 
     def provenance(self):
         return self.ratio['provenance']
@@ -181,6 +202,9 @@ class FitCheck(Judgement):
     def vars_of(self, index):
         return [self.fit['var']]
 
+    def entries_judged(self):
+        return [self.fit]
+
     def provenance(self):
         return self.fit['provenance']
 
@@ -189,9 +213,8 @@ class FitCheck(Judgement):
         xs = [params[self.fit['over']] * factor
               for _, _, params in self.cases()]
         ys = [f[self.fit['var']] for f in figures]
-        line = stats.linear_fit(xs, ys)
-        return {self.fit['name']: (line[self.fit['stat']], self.fit['ref'],
-                                   self.fit['unit'])}
+        return {self.fit['name']: (stats.fit_judged(xs, ys, self.fit['stat']),
+                                   self.fit['ref'], self.fit['unit'])}
 
 
 def absolute_targets():

@@ -73,6 +73,13 @@ def chart(ctx, kind, rows):
                       'measured value.')
 
 
+def rate(value):
+    '''A false-alarm rate as the audit prints it (docs/audit.md).'''
+    if value is None:
+        return ''
+    return '0' if value < 5e-5 else f'{100 * value:.2g} %'
+
+
 def draw(ctx):
     rows = [r for r in ctx.rows if r.family in JUDGEMENTS and r.judged and
             r.ref and math.isfinite(r.value)]
@@ -84,11 +91,11 @@ def draw(ctx):
                for kind in JUDGEMENTS if any(r.family == kind for r in rows)]
     rows.sort(key=lambda r: r.verdict != 'fail')
     table = {'head': ['judgement', 'what', 'partition', 'measured',
-                      'reference', 'low', 'high', 'unit', 'verdict',
-                      'provenance'],
+                      'reference', 'low', 'high', 'unit',
+                      'false alarms / night', 'verdict', 'provenance'],
              'rows': [[r.family, label(r), r.partition, r.value, r.ref,
-                       *r.band(), r.unit, r.verdict, r.method]
-                      for r in rows],
+                       *r.band(), r.unit, rate(r.false_alarms), r.verdict,
+                       r.method] for r in rows],
              'classes': [r.verdict or '' for r in rows],
-             'verdict': 8, 'shown': 40}
+             'verdict': 9, 'shown': 40}
     return {'figures': figures, 'table': table}
