@@ -210,7 +210,7 @@ def test_a_failed_judgement_comes_first_in_the_history(tmp_path, render):
     rows = section(manifest, 'history')['table']['rows']
     assert rows[0][0] == first['title'] and rows[0][5] == 'fail'
     assert all(r[5] == '' for r in rows[1:])
-    assert section(manifest, 'ratios')['table']['rows'][0][8] == 'fail'
+    assert section(manifest, 'ratios')['table']['rows'][0][9] == 'fail'
 
 
 def test_a_session_in_a_report_and_the_db_counts_once():

@@ -78,7 +78,8 @@ def fit_statistics(xs, ys, level=LEVEL):
     - ``intercept_se``: the standard error of the line extrapolated to x=0.
     '''
     import numpy as np
-    from scipy import stats as sps
+    # scipy.special: Student's t without scipy.stats' import cost
+    from scipy.special import stdtr, stdtrit
 
     x = np.asarray(xs, dtype=float)
     y = np.asarray(ys, dtype=float)
@@ -103,16 +104,31 @@ def fit_statistics(xs, ys, level=LEVEL):
     syy = (dy ** 2).sum(axis=-1)
     sigma = np.sqrt(sse / (n - 2))
     slope_se = sigma / np.sqrt(sxx)
-    t = sps.t.ppf(level, n - 2)
+    t = stdtrit(n - 2, level)
     with np.errstate(divide='ignore', invalid='ignore'):
         r2 = np.where(syy > 0, 1 - sse / np.where(syy > 0, syy, 1), 0.0)
         tstat = np.where(slope_se > 0, slope / np.where(
             slope_se > 0, slope_se, 1), np.where(slope > 0, np.inf, -np.inf))
         change = (np.abs(slope) + t * slope_se) * np.ptp(x) / np.abs(my)
-    return {'slope': slope, 'intercept': intercept, 'r2': np.clip(r2, 0, 1),
-            'slope_se': slope_se,
-            'intercept_se': sigma * np.sqrt(1 / n + mx ** 2 / sxx),
-            'slope_p': sps.t.sf(tstat, n - 2), 'change_bound': change}
+    return _Lazy(slope=slope, intercept=intercept, r2=np.clip(r2, 0, 1),
+                 slope_se=slope_se,
+                 intercept_se=sigma * np.sqrt(1 / n + mx ** 2 / sxx),
+                 slope_p=lambda: stdtr(n - 2, -tstat), change_bound=change)
+
+
+class _Lazy(dict):
+    '''A dict whose callable values are computed when first read (the
+    p-value costs more than the rest, and a simulation reads one value).'''
+
+    def __getitem__(self, key):
+        value = super().__getitem__(key)
+        if callable(value):
+            value = value()
+            self[key] = value
+        return value
+
+    def values(self):
+        return [self[k] for k in self]
 
 
 def fit_judged(xs, ys, stat):

@@ -12,14 +12,12 @@ exceeds its budget (the reason is printed, as loading it would say).
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 
 from iogap import profile
 from iogap.errors import IogapError
 from iogap.judge import audit, references
-
-UNITS = {'ratios': '', 'fits': ''}
-
 
 def bound(entry):
     lo, hi = audit._bounds(entry)
@@ -85,14 +83,24 @@ def markdown(paths):
            '*cases*: the cases it judges a night (0: none this profile '
            'runs).', '']
     for path in paths:
-        ref, rows = load(path)
-        out += [f'## {os.path.basename(path)}', '', summary(ref, rows), '',
-                '| ' + ' | '.join(HEAD) + ' |',
-                '|' + '---|' * len(HEAD)]
-        out += ['| ' + ' | '.join(c.replace('|', '/') for c in row) + ' |'
-                for row in table(rows)]
-        out.append('')
-    return '\n'.join(out)
+        # One process per file: the families' parameters are derived from
+        # the first profile a process loads
+        proc = subprocess.run([sys.executable, '-m', 'iogap.judge.audit',
+                               '--section', path], capture_output=True,
+                              text=True)
+        if proc.returncode:
+            raise IogapError(proc.stderr.strip().splitlines()[-1])
+        out.append(proc.stdout)
+    return '\n'.join(out).rstrip('\n') + '\n'
+
+
+def section(path):
+    ref, rows = load(path)
+    out = [f'## {os.path.basename(path)}', '', summary(ref, rows), '',
+           '| ' + ' | '.join(HEAD) + ' |', '|' + '---|' * len(HEAD)]
+    out += ['| ' + ' | '.join(c.replace('|', '/') for c in row) + ' |'
+            for row in table(rows)]
+    return '\n'.join(out) + '\n'
 
 
 def main(argv=None):
@@ -101,10 +109,13 @@ def main(argv=None):
     parser.add_argument('files', nargs='+', help='reference/<system>.yaml')
     parser.add_argument('--markdown', action='store_true',
                         help='print docs/audit.md')
+    parser.add_argument('--section', action='store_true',
+                        help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     try:
-        if args.markdown:
-            print(markdown(args.files))
+        if args.markdown or args.section:
+            print(markdown(args.files) if args.markdown else
+                  section(args.files[0]), end='')
             return 0
         status = 0
         for path in args.files:
