@@ -70,6 +70,10 @@ EXTRAS = {
                            '(null: the top of the sweep)'),
     'ior_cb_buffer_sizes': ({'type': 'array', 'items': _SIZE}, [],
                             'ROMIO `cb_buffer_size` values to sweep'),
+    'ior_collective_transfer_size': (_SIZE, '64k', 'IOR `-t` of the '
+                                     'collective-I/O cases: small calls, '
+                                     'which collective buffering '
+                                     'aggregates'),
     'mdtest_files_per_proc': (_POS, 1000, 'mdtest `-n`'),
     'mdtest_file_bytes': ({'type': 'integer', 'minimum': 0}, 4096,
                           'bytes written and read back per mdtest file'),
