@@ -16,6 +16,7 @@ from iogap import profile
 from iogap.core import stats
 from iogap.errors import ReferenceError
 from iogap.judge import audit, references
+from iogap.judge.audit import model
 
 SYSTEMS = ['anyhost', 'cori', 'localpair', 'minicori']
 
@@ -77,13 +78,13 @@ def test_a_band_from_both_sides_noise_meets_its_rate(tmp_path):
     data = copy.deepcopy(RATIO)
     [row] = load(tmp_path, data, enforce=False).audit or \
         audit.rows(load(tmp_path, data, enforce=False))
-    data['ratios'][0]['ref'][1:] = audit.band_from_noise(row, 0.01)
+    data['ratios'][0]['ref'][1:] = model.band_from_noise(row, 0.01)
     [row] = load(tmp_path, data).audit
     assert 0.009 < row.rate <= 0.01
     # the closed form agrees with drawing both sides
     rng = np.random.default_rng(1)
     ratio = 0.78 * np.exp(0.1 * rng.standard_normal((2, 200000)))
-    lo, hi = audit._bounds(row.entry)
+    lo, hi = model._bounds(row.entry)
     ratio = ratio[0] / ratio[1] * 0.78
     assert np.mean((ratio < lo) | (ratio > hi)) == pytest.approx(0.01,
                                                                  abs=0.002)

@@ -20,36 +20,25 @@ adding. From that, per judgement:
 
 The night's family-wise rate is 1 - prod(1 - rate) over every case judged
 (an absolute entry judges each case it matches). :func:`enforce` refuses a
-file whose judgements exceed the budget (``budget.yaml``, or the file's
+file whose judgements exceed the budget (``budget.yaml`` here, or the file's
 ``budget:``) unless they state why (``waiver:``).
 '''
 
 import fnmatch
 import math
 import os
-import statistics
-import zlib
 
-import numpy as np
 import yaml
 
-from iogap.core import registry, stats
+from iogap.core import registry
 from iogap.core.base import runs_on
-from iogap.core.figures import LOWER
 from iogap.errors import ReferenceError
 from iogap.judge import schema
+from iogap.judge.audit import model
 
 with open(os.path.join(os.path.dirname(__file__), 'budget.yaml')) as _fp:
     #: The project's default budget (a file's ``budget:`` overrides it)
     BUDGET = yaml.safe_load(_fp)
-
-#: Simulated nights per fit (the rate's standard error at 1 %: 0.1 %)
-NIGHTS = 10000
-
-#: Regressions searched: fractions of the figure, up to a 10x latency
-_HIGHER_D = np.arange(0.005, 1.0, 0.005)
-_LOWER_D = np.concatenate([_HIGHER_D, np.arange(1.0, 10.0, 0.05)])
-_PHI = statistics.NormalDist()
 
 
 class Unknown(ReferenceError):
@@ -92,55 +81,6 @@ def _better(test, var):
     return registry.get(test).figures.find(var).better
 
 
-def _worse(better, d):
-    '''Factor of a figure regressed by ``d`` in its worse direction.'''
-    return 1 + d if better == LOWER else 1 - d
-
-
-def _bounds(entry):
-    value, lower, upper = entry['ref']
-    return (None if lower is None else value * (1 + lower),
-            None if upper is None else value * (1 + upper))
-
-
-def _fail_rate(expected, s, lo, hi):
-    '''P(expected * exp(s Z) outside [lo, hi]), vectorised in expected.'''
-    expected = np.asarray(expected, dtype=float)
-    rate = np.zeros_like(expected)
-    if s == 0:
-        if lo is not None:
-            rate += expected < lo
-        if hi is not None:
-            rate += expected > hi
-        return rate
-    from scipy.special import ndtr as cdf
-    if lo is not None:
-        rate += cdf((math.log(lo) - np.log(expected)) / s) if lo > 0 else 0
-    if hi is not None:
-        rate += 1 - cdf((math.log(hi) - np.log(expected)) / s)
-    return rate
-
-
-def _first_caught(ds, caught, power):
-    hits = np.nonzero(caught >= power)[0]
-    return float(ds[hits[0]]) if hits.size else None
-
-
-def lognormal(entry, expected, s, sides, power):
-    '''Rate and detection of a value ``expected * exp(s Z)``; ``sides``:
-    ``[(label, better, exponent)]`` (+1 numerator, -1 denominator).'''
-    lo, hi = _bounds(entry)
-    rate = float(_fail_rate([expected], s, lo, hi)[0])
-    best = None
-    for label, better, exponent in sides:
-        ds = _LOWER_D if better == LOWER else _HIGHER_D
-        shifted = expected * _worse(better, ds) ** exponent
-        d = _first_caught(ds, _fail_rate(shifted, s, lo, hi), power)
-        if d is not None and (best is None or d < best[0]):
-            best = (d, label)
-    return rate, best
-
-
 def fit_points(ref, entry):
     '''``(xs, [params])`` of the points a fit reads on its partition.'''
     cls = registry.get(entry['test'])
@@ -153,72 +93,6 @@ def fit_points(ref, entry):
         if runs_on(cls, params, part):
             points.append((value * factor, params))
     return [x for x, _ in points], [p for _, p in points]
-
-
-#: Where a fit's figure regresses: weight of each point, from x in [0, 1]
-#: along the sweep; "does not depend" is broken by a low-end drop, a
-#: rising fit by a high-end one, an intercept by a drop everywhere
-_WEIGHTS = {'change_bound': lambda u: 1 - u, 'slope_p': lambda u: u,
-            'r2': lambda u: u, 'slope': lambda u: u,
-            'intercept': lambda u: np.ones_like(u)}
-
-
-def simulated(ref, entry, power):
-    '''Rate and detection of a fit, by a seeded simulation.'''
-    xs, points = fit_points(ref, entry)
-    noise = entry.get('noise') or {}
-    if 'line' not in noise and (entry['stat'] != 'change_bound' and
-                                entry['ref'][1] is not None):
-        raise Unknown(f'{entry["name"]}: a {entry["stat"]} needs the healthy '
-                      f'line it scatters around: noise: {{line: [intercept, '
-                      f'slope]}}')
-    # Without a line: a figure that does not depend on x (the scale of
-    # r2, slope_p and change_bound does not matter)
-    intercept, slope = noise.get('line') or (1.0, 0.0)
-    x = np.asarray(xs)
-    mean = intercept + slope * x
-    if 'cv' in noise:
-        cvs = np.full(x.size, noise['cv'])
-    else:
-        cvs = np.array([figure_noise(ref, entry['test'], entry['partition'],
-                                     p, entry['var'])[0] for p in points])
-    rng = np.random.default_rng(zlib.crc32(entry['name'].encode()))
-    healthy = mean * np.exp(cvs * rng.standard_normal((NIGHTS, x.size)))
-    lo, hi = _bounds(entry)
-
-    def failing(ys):
-        value = stats.fit_statistics(xs, ys)[entry['stat']]
-        bad = np.zeros(value.shape, dtype=bool)
-        if lo is not None:
-            bad |= value < lo
-        if hi is not None:
-            bad |= value > hi
-        return bad.mean()
-
-    better = _better(entry['test'], entry['var'])
-    u = (x - x.min()) / np.ptp(x)
-    weights = _WEIGHTS[entry['stat']](u)
-    sub = healthy[:NIGHTS // 5]
-    top = 9.0 if better == LOWER else 0.99
-    caught = None
-    if failing(sub * _worse(better, top * weights)) >= power:
-        low, high = 0.0, top
-        for _ in range(9):          # bisection, to within 0.2 %
-            mid = (low + high) / 2
-            if failing(sub * _worse(better, mid * weights)) >= power:
-                high = mid
-            else:
-                low = mid
-        caught = (round(high, 3), f'{entry["var"]}, '
-                  f'{_FIT_REGRESSION[entry["stat"]]}')
-    return failing(healthy), caught
-
-
-_FIT_REGRESSION = {'change_bound': 'at the lowest clock',
-                   'slope_p': 'at the highest clock',
-                   'r2': 'at the highest clock',
-                   'slope': 'at the highest clock',
-                   'intercept': 'at every clock'}
 
 
 def able(ref, partition):
@@ -289,7 +163,7 @@ def _absolute(ref, i, entry, power, counts):
         figure_noise(ref, entry['test'], entry['partition'], full,
                      entry['var'])
     better = _better(entry['test'], entry['var'])
-    rate, det = lognormal(entry, noise.get('expected', entry['ref'][0]),
+    rate, det = model.lognormal(entry, noise.get('expected', entry['ref'][0]),
                           cv, [(entry['var'], better, 1)], power)
     name = f'{entry["test"]} {entry["partition"]} ' + ' '.join(
         f'{k}={v}' for k, v in full.items()) + f' {entry["var"]}'
@@ -310,7 +184,7 @@ def _ratio(ref, i, entry, power, counts):
     labels = [(f'{e["var"]} {e["partition"]} ({side[:3]})',
                _better(e['test'], e['var']), 1 if side[0] == 'n' else -1)
               for side, e in sides]
-    rate, det = lognormal(entry, noise.get('expected', entry['ref'][0]),
+    rate, det = model.lognormal(entry, noise.get('expected', entry['ref'][0]),
                           s, labels, power)
     return Row('ratios', i, entry, entry['name'], 1, s, source,
                rate, det)
@@ -319,16 +193,27 @@ def _ratio(ref, i, entry, power, counts):
 def _fit(ref, i, entry, power, counts):
     noise = entry.get('noise') or {}
     xs, points = fit_points(ref, entry)
+    if 'line' not in noise and entry['stat'] != 'change_bound':
+        raise Unknown(f'{entry["name"]}: a {entry["stat"]} needs the healthy '
+                      f'line it scatters around: noise: {{line: [intercept, '
+                      f'slope]}}')
     if 'cv' in noise:
-        cv, source = noise['cv'], noise.get('source') or 'the entry'
+        cvs, sources = [noise['cv']] * len(xs), [noise.get('source') or
+                                                  entry['provenance']]
     else:
         found = [figure_noise(ref, entry['test'], entry['partition'], p,
                               entry['var']) for p in points]
-        cv = max(c for c, _ in found)
-        source = '; '.join(dict.fromkeys(src for _, src in found))
-    rate, det = simulated(ref, entry, power)
-    return Row('fits', i, entry, entry['name'], 1 if len(xs) >= 3
-               else 0, cv, source, rate, det)
+        cvs, sources = [c for c, _ in found], [src for _, src in found]
+    if len(xs) < 3:
+        return Row('fits', i, entry, entry['name'], 0, max(cvs, default=0),
+                   '; '.join(dict.fromkeys(sources)), 0.0, None)
+    # Without a line: a figure that does not depend on x (change_bound
+    # does not depend on the scale)
+    rate, det = model.simulated(entry, xs, noise.get('line') or (1.0, 0.0),
+                                cvs, _better(entry['test'], entry['var']),
+                                power)
+    return Row('fits', i, entry, entry['name'], 1, max(cvs), '; '.join(
+        dict.fromkeys(sources)), rate, det)
 
 
 def night(audit):
@@ -364,18 +249,3 @@ def enforce(ref):
                  f'judgements\' rates, or say why in budget.waiver')
     return audit
 
-
-def band_from_noise(row, alpha):
-    '''The bounds ``[lower, upper]`` (relative, as in ``ref``) that a
-    judgement of this noise fails on ``alpha`` of healthy nights, keeping
-    the sides it judges (each side gets its share of ``alpha``).'''
-    _, lower, upper = row.entry['ref']
-    sides = (lower is not None) + (upper is not None)
-    z = _PHI.inv_cdf(1 - alpha / sides)
-    expected = (row.entry.get('noise') or {}).get('expected',
-                                                  row.entry['ref'][0])
-    shift = math.log(expected / row.entry['ref'][0])
-    return [None if lower is None else
-            math.floor(1000 * (math.exp(shift - z * row.noise) - 1)) / 1000,
-            None if upper is None else
-            math.ceil(1000 * (math.exp(shift + z * row.noise) - 1)) / 1000]

@@ -18,9 +18,10 @@ import sys
 from iogap import profile
 from iogap.errors import IogapError
 from iogap.judge import audit, references
+from iogap.judge.audit import model
 
 def bound(entry):
-    lo, hi = audit._bounds(entry)
+    lo, hi = model._bounds(entry)
     unit = '' if entry['unit'] in ('ratio', 'fraction', 'p', 'r2') else \
         f' {entry["unit"]}'
     if lo is not None and hi is not None:
