@@ -77,7 +77,9 @@ def rate(value):
     '''A false-alarm rate as the audit prints it (docs/audit.md).'''
     if value is None:
         return ''
-    return '0' if value < 5e-5 else f'{100 * value:.2g} %'
+    if value < 5e-5:
+        return '0'
+    return f'{100 * value:.2g} %' if value < 0.1 else f'{100 * value:.0f} %'
 
 
 def draw(ctx):

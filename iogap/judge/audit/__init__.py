@@ -193,7 +193,10 @@ def _ratio(ref, i, entry, power, counts):
 def _fit(ref, i, entry, power, counts):
     noise = entry.get('noise') or {}
     xs, points = fit_points(ref, entry)
-    if 'line' not in noise and entry['stat'] != 'change_bound':
+    # Without a line, a figure that does not depend on x: what change_bound
+    # and an upper cap on r2 or slope_p judge
+    flat = entry['stat'] == 'change_bound' or entry['ref'][1] is None
+    if 'line' not in noise and not flat:
         raise Unknown(f'{entry["name"]}: a {entry["stat"]} needs the healthy '
                       f'line it scatters around: noise: {{line: [intercept, '
                       f'slope]}}')
@@ -207,8 +210,6 @@ def _fit(ref, i, entry, power, counts):
     if len(xs) < 3:
         return Row('fits', i, entry, entry['name'], 0, max(cvs, default=0),
                    '; '.join(dict.fromkeys(sources)), 0.0, None)
-    # Without a line: a figure that does not depend on x (change_bound
-    # does not depend on the scale)
     rate, det = model.simulated(entry, xs, noise.get('line') or (1.0, 0.0),
                                 cvs, _better(entry['test'], entry['var']),
                                 power)

@@ -30,7 +30,9 @@ def bound(entry):
 
 
 def percent(rate):
-    return '0' if rate < 5e-5 else f'{100 * rate:.2g} %'
+    if rate < 5e-5:
+        return '0'
+    return f'{100 * rate:.2g} %' if rate < 0.1 else f'{100 * rate:.0f} %'
 
 
 def caught(detects):
@@ -130,6 +132,8 @@ def main(argv=None):
                 print(f'  refused: {err}')
                 status = 1
         return status
+    except BrokenPipeError:
+        return 0
     except (IogapError, OSError) as err:
         print(f'python -m iogap.judge.audit: {err}', file=sys.stderr)
         return 2
