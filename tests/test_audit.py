@@ -55,8 +55,11 @@ def test_a_waiver_admits_it_and_the_audit_still_shows_the_rate(tmp_path):
                        r'fails 2\d\.\d% of healthy runs \(budget 10%'):
         load(tmp_path, data)
     data['budget'] = {'waiver': 'the night too'}
-    [row] = load(tmp_path, data).audit
+    ref = load(tmp_path, data)
+    [row] = ref.audit
     assert row.rate == pytest.approx(0.29, abs=0.01)
+    # what a judgement logs: its entry as a ReFrame parameter holds it
+    assert ref.rate_of(copy.deepcopy(row.entry)) == row.rate
 
 
 def test_a_judgement_without_known_noise_is_refused(tmp_path):

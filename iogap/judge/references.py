@@ -69,9 +69,10 @@ class File:
         self.audit = audit.enforce(self) if enforce else None
 
     def rate_of(self, entry):
-        '''The false-alarm rate per night of a judged entry, or ``None``.'''
-        return next((r.rate for r in self.audit or () if r.entry is entry),
-                    None)
+        '''The false-alarm rate per night of a judged entry (as the file
+        holds it, or a copy), or ``None``.'''
+        return next((r.rate for r in self.audit or ()
+                     if _ident(r.entry) == _ident(entry)), None)
 
     def fail(self, path, message):
         key = '.'.join(f'[{k}]' if isinstance(k, int) else str(k)
@@ -207,6 +208,10 @@ def variants(cls, params, partial):
                                    for k, v in params.items()})
     return [{k: v for k, v in cls.get_variant_info(n)['params'].items()
              if not k.startswith('.')} for n in nums]
+
+
+def _ident(entry):
+    return ('name', entry['name']) if 'name' in entry else _key(entry)
 
 
 def _key(entry):
