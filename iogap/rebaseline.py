@@ -4,8 +4,8 @@
     python -m iogap.rebaseline output/reports/run-report-*.json
 
 Every figure the runs measured gets an absolute reference whose band comes
-from its measured spread (iogap.judge.rebaseline); ratios and fits are
-refreshed the same way; figures too noisy to judge are listed under
+from its measured spread (iogap.judge.rebaseline); ratios are refreshed
+the same way (fits, tests over a sweep, are left alone); figures too noisy to judge are listed under
 ``unjudged``. Entries set by hand (provenance not starting with
 ``baseline``) are kept unless ``--force``. The diff is printed (``--patch
 FILE`` also writes it as a patch ``git apply`` takes from the repository

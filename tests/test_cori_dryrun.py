@@ -128,6 +128,8 @@ def test_core_spec_hdf5_case_writes_a_striped_shared_file(scripts):
         assert '#SBATCH --ntasks=1024' in text
         assert '#SBATCH --ntasks-per-node=32' in text
         assert ('#SBATCH --core-spec=4' in text) == (core_spec == 4)
+        # collective buffering aggregates small calls: 64 KiB, not 1 MiB
+        assert '-b 1g -t 64k' in text
 
 
 @pytest.mark.parametrize('part,target', [('haswell', 'haswell'),

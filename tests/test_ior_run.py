@@ -2,6 +2,7 @@
 IOR 4.0.0: every layout, API and mode at both points of the sweep, checked
 against IOR's own plan and the harness; faults in IOR are caught.'''
 
+import json
 import os
 
 import pytest
@@ -60,6 +61,10 @@ def test_collective_io_and_hints(run):
     for io in ('independent', 'collective', 'cb4m'):
         [tc] = cases(run, 'IORCollective', api='MPIIO', io=io)
         assert perf(tc, 'write_bw') > 0
+        # small calls, which collective buffering aggregates
+        summary = json.load(open(os.path.join(tc['outputdir'],
+                                              'ior_write.json')))
+        assert summary['tests'][0]['Parameters']['transferSize'] == 65536
     [tc] = cases(run, 'IORCollective', api='HDF5', io='cb4m')
     assert 'hints are ROMIO' in tc['method']
 

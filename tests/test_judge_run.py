@@ -41,7 +41,8 @@ def refdir(tmp_path, **lists):
     path = tmp_path / 'reference'
     path.mkdir(exist_ok=True)
     (path / 'anyhost.yaml').write_text(yaml.safe_dump(
-        {'system': 'anyhost', **lists}, sort_keys=False))
+        {'system': 'anyhost', **lists, 'noise': [
+            {'var': '*', 'cv': 0.01, 'source': 'test'}]}, sort_keys=False))
     return {'IOGAP_REFERENCE_DIR': str(path)}
 
 

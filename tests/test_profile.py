@@ -123,7 +123,8 @@ def test_a_new_site_is_one_file_in_systems_and_one_in_reference(tmp_path):
         '{test: DDSingleStream, partition: big, params: {mode: direct}, '
         'var: write_bw}, denominator: {test: DDSingleStream, partition: cpu, '
         'params: {mode: direct}, var: write_bw}, ref: [1.0, -0.3, 0.3], '
-        'unit: ratio, provenance: test}\n')
+        'unit: ratio, provenance: test}\nnoise:\n- {var: write_bw, cv: 0.05, '
+        'source: test}\n')
     out = tmp_path / 'out'
     proc = subprocess.run(
         reframe_cmd() + ['-C', 'reframe_config.py', '--system', 'acme', '-n',

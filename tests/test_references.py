@@ -30,7 +30,9 @@ GOOD = {
     'fits': [{'name': 'f', 'test': 'DDFrequencySweep', 'partition': 'knl',
               'params': {'mode': 'buffered'}, 'over': 'cpu_freq',
               'var': 'write_bw', 'stat': 'slope', 'ref': [100, -0.5, 0.5],
-              'unit': 'MB/s/GHz', 'provenance': 'study'}],
+              'unit': 'MB/s/GHz', 'provenance': 'study',
+              'noise': {'line': [40, 100]}}],
+    'noise': [{'var': '*', 'cv': 0.01, 'source': 'the study'}],
 }
 
 

@@ -57,3 +57,32 @@ def test_zero_variance_bandwidth_gives_r2_zero():
 def test_unpaired_data():
     with pytest.raises(IogapError, match='paired'):
         stats.linear_fit([1, 2], [1])
+
+
+def test_slope_p_is_the_one_sided_t_test():
+    xs, ys = [1.0, 1.1, 1.2, 1.3, 1.4], [100, 104, 103, 109, 110]
+    fit = stats.fit_statistics(xs, ys)
+    # by hand: slope 25, residual sd sqrt(SSE/3), se = sd/sqrt(Sxx)
+    resid = [y - (fit['intercept'] + fit['slope'] * x) for x, y in
+             zip(xs, ys)]
+    se = math.sqrt(sum(r * r for r in resid) / 3 / 0.1)
+    assert fit['slope'] == pytest.approx(25.0)
+    assert fit['slope_se'] == pytest.approx(se)
+    # t = 25 / 5.26 = 4.75 with 3 degrees of freedom: p ~ 0.009
+    assert 0.005 < fit['slope_p'] < 0.01
+    assert stats.fit_statistics(xs, ys[::-1])['slope_p'] > 0.99
+
+
+def test_change_bound_is_the_slopes_upper_bound_across_the_range():
+    xs, ys = [1.2, 1.3, 1.4] * 3, [45, 46, 44, 46, 44, 45, 44, 45, 46]
+    fit = stats.fit_statistics(xs, ys)
+    # slope 0, se 3.78 MB/s/GHz, t(0.95, 7 df) = 1.895: 7.16 x 0.2 / 45
+    assert fit['change_bound'] == pytest.approx(1.8946 * 3.7796 * 0.2 / 45,
+                                                rel=1e-3)
+    assert stats.fit_judged(xs, ys, 'change_bound') == \
+        pytest.approx(fit['change_bound'])
+
+
+def test_fit_statistics_need_three_points():
+    with pytest.raises(IogapError, match='at least 3 points'):
+        stats.fit_statistics([1.2, 1.4], [45, 46])

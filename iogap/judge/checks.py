@@ -18,6 +18,7 @@ the loggable ``not_applicable`` (run report) and written to the perflog.
 '''
 
 import logging
+import math
 
 import reframe as rfm
 import reframe.core.logging as rlog
@@ -52,6 +53,13 @@ class Judgement(rfm.RunOnlyRegressionTest):
 
     #: Why the judgement does not apply on this host ('' when it does)
     not_applicable = variable(str, value='', loggable=True)
+    #: Share of healthy nights the judgement fails, from the noise its
+    #: reference assumes (iogap.judge.audit); logged beside its band
+    false_alarms = variable(float, type(None), value=None, loggable=True)
+
+    def entries_judged(self):
+        '''The reference entries this judgement applies.'''
+        raise NotImplementedError
 
     def cases(self):
         '''``[(family, partition, full params)]`` this judgement reads.'''
@@ -103,6 +111,11 @@ class Judgement(rfm.RunOnlyRegressionTest):
         self.valid_systems = [f'{system.name}:{self.cases()[0][1]}']
         self.method = self.descr = self.provenance()
         self.judgement = self.entry_name()
+        ref = references.current()
+        rates = [ref.rate_of(e) for e in self.entries_judged()] if ref else []
+        if rates and None not in rates:
+            # several absolute figures of one case: any of them may fail
+            self.false_alarms = 1 - math.prod(1 - r for r in rates)
 
     @run_after('setup')
     def all_sides_selected(self):
@@ -165,6 +178,9 @@ class AbsoluteCheck(Judgement):
     def vars_of(self, index):
         return list(self.target[3])
 
+    def entries_judged(self):
+        return list(self.target[3].values())
+
     def provenance(self):
         return '; '.join(sorted({e['provenance']
                                  for e in self.target[3].values()}))
@@ -194,6 +210,9 @@ class RatioCheck(Judgement):
 
     def vars_of(self, index):
         return [self.sides()[index]['var']]
+
+    def entries_judged(self):
+        return [self.ratio]
 
     def provenance(self):
         return self.ratio['provenance']
@@ -252,6 +271,9 @@ class FitCheck(Judgement):
     def vars_of(self, index):
         return [self.fit['var']]
 
+    def entries_judged(self):
+        return [self.fit]
+
     def provenance(self):
         return self.fit['provenance']
 
@@ -263,9 +285,8 @@ class FitCheck(Judgement):
         xs = [params[self.fit['over']] * factor
               for _, _, params in self.cases()]
         ys = [f[self.fit['var']] for f in figures]
-        line = stats.linear_fit(xs, ys)
-        return {self.fit['name']: (line[self.fit['stat']], self.fit['ref'],
-                                   self.fit['unit'])}
+        return {self.fit['name']: (stats.fit_judged(xs, ys, self.fit['stat']),
+                                   self.fit['ref'], self.fit['unit'])}
 
 
 class MechanismCheck(Judgement):
@@ -281,6 +302,9 @@ class MechanismCheck(Judgement):
 
     def vars_of(self, index):
         return [self.mechanism['var']]
+
+    def entries_judged(self):
+        return []       # a bound any healthy host meets: no noise model
 
     def provenance(self):
         return self.mechanism['provenance']

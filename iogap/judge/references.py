@@ -37,12 +37,13 @@ from iogap import profile
 from iogap.core import registry
 from iogap.core.base import runs_on
 from iogap.errors import ReferenceError
-from iogap.judge import lines, schema
+from iogap.judge import audit, lines, schema
+
 
 class File:
     '''A checked reference file: its entries and where each one is.'''
 
-    def __init__(self, path, system, partitions):
+    def __init__(self, path, system, partitions, enforce=True):
         self.path, self.system = path, system
         self.partitions = {p.fullname.split(':')[1]: p for p in partitions}
         with open(path) as fp:
@@ -75,6 +76,14 @@ class File:
         #: Entries whose cases need a feature this host lacks
         self.absent = set()
         self._check()
+        #: Each judgement's false alarms and detection (iogap.judge.audit)
+        self.audit = audit.enforce(self) if enforce else None
+
+    def rate_of(self, entry):
+        '''The false-alarm rate per night of a judged entry (as the file
+        holds it, or a copy), or ``None``.'''
+        return next((r.rate for r in self.audit or ()
+                     if _ident(r.entry) == _ident(entry)), None)
 
     def fail(self, path, message):
         key = '.'.join(f'[{k}]' if isinstance(k, int) else str(k)
@@ -229,6 +238,10 @@ def variants(cls, params, partial):
                                    for k, v in params.items()})
     return [{k: v for k, v in cls.get_variant_info(n)['params'].items()
              if not k.startswith('.')} for n in nums]
+
+
+def _ident(entry):
+    return ('name', entry['name']) if 'name' in entry else _key(entry)
 
 
 def _key(entry):

@@ -2,13 +2,15 @@
 
 #: Statistics a fit judges, with the unit each takes (``{y}``, ``{x}``: the
 #: figure's and the swept parameter's units)
-FIT_STATS = {'r2': 'r2', 'slope': '{y}/{x}', 'intercept': '{y}'}
+FIT_STATS = {'r2': 'r2', 'slope': '{y}/{x}', 'intercept': '{y}',
+             'slope_p': 'p', 'change_bound': 'fraction'}
 
 #: Swept parameters a fit may run over: unit and factor from the
 #: parameter's own unit
 AXES = {'cpu_freq': ('GHz', 1e-6)}
 
 _NUM = {'type': 'number'}
+_RATE = {'type': 'number', 'exclusiveMinimum': 0, 'maximum': 1}
 _BOUND = {'type': ['number', 'null']}
 _CASE = {'test': {'type': 'string'}, 'partition': {'type': 'string'},
          'params': {'type': 'object'}, 'var': {'type': 'string'}}
@@ -16,7 +18,23 @@ _JUDGED = {'ref': {'type': 'array', 'items': [_NUM, _BOUND, _BOUND],
                    'minItems': 3, 'maxItems': 3},
            'unit': {'type': 'string'}, 'provenance': {'type': 'string',
                                                       'minLength': 1},
-           'noise': {'type': 'object'}}
+           # The noise a healthy night shows (iogap.judge.audit)
+           'noise': {'type': 'object', 'additionalProperties': False,
+                     'properties': {
+                         # relative spread of the judged value per night
+                         'cv': {'type': 'number', 'minimum': 0},
+                         # the healthy value, where ref is a bound
+                         'expected': {'type': 'number',
+                                      'exclusiveMinimum': 0},
+                         # a fit's healthy line: [intercept, slope]
+                         'line': {'type': 'array', 'items': _NUM,
+                                  'minItems': 2, 'maxItems': 2},
+                         'runs': {'type': 'integer', 'minimum': 1},
+                         'detects': _NUM,
+                         'source': {'type': 'string', 'minLength': 1}}},
+           # Why the entry is kept although it exceeds the false-alarm
+           # budget or cannot fail
+           'waiver': {'type': 'string', 'minLength': 1}}
 
 
 def _entry(required, **props):
@@ -64,6 +82,17 @@ SCHEMA = {
         'unjudged': {'type': ['array', 'null'], 'items': _entry(
             ['test', 'partition', 'var', 'reason'], reason={'type': 'string'},
             **_CASE)},
+        # Per-figure noise where an entry records none: the first item
+        # whose test, partition, params and var (a glob) match
+        'noise': {'type': ['array', 'null'], 'items': _entry(
+            ['var', 'cv', 'source'], test={'type': 'string'},
+            partition={'type': 'string'}, params={'type': 'object'},
+            var={'type': 'string'}, cv={'type': 'number', 'minimum': 0},
+            source={'type': 'string', 'minLength': 1})},
+        # False alarms allowed per judgement and per night (defaults:
+        # iogap/judge/budget.yaml); a waiver says why a night exceeds it
+        'budget': _entry([], judgement=_RATE, night=_RATE,
+                         waiver={'type': 'string', 'minLength': 1}),
         # What a whole night skips on this system besides the judgements
         # not applicable on this host (the nightly pipeline fails when
         # more cases skip, or any because a tool vanished)

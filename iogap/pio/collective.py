@@ -60,6 +60,10 @@ class IORCollective(IORBase, LustreStriping):
         ppn = self.extra('ior_collective_ppn') or \
             max(ppn_sweep(part, self.core_spec))
         self.num_tasks, self.num_tasks_per_node = nodes * ppn, ppn
+        # Collective buffering wins on small transactions, not on 1 MiB
+        # contiguous calls: the cases write in small calls
+        self.transfer_size = (self.transfer_size or
+                              self.extra('ior_collective_transfer_size'))
 
     def check_run(self):
         text = super().check_run()

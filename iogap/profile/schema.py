@@ -80,6 +80,10 @@ EXTRAS = {
                             'then a multi-node collective case asks for one '
                             'aggregator per node (`cb_nodes`) and checks '
                             'where they ran'),
+    'ior_collective_transfer_size': (_SIZE, '64k', 'IOR `-t` of the '
+                                     'collective-I/O cases: small calls, '
+                                     'which collective buffering '
+                                     'aggregates'),
     'mdtest_files_per_proc': (_POS, 1000, 'mdtest `-n`'),
     'mdtest_file_bytes': ({'type': 'integer', 'minimum': 0}, 4096,
                           'bytes written and read back per mdtest file'),

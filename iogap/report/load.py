@@ -73,6 +73,8 @@ class Row:
     upper: float = None
     verdict: str = None
     method: str = ''
+    #: A judgement's false-alarm rate per healthy night (iogap.judge.audit)
+    false_alarms: float = None
 
     @property
     def where(self):
@@ -199,7 +201,8 @@ def rows_of(report, session):
                     tc.get('partition') or part, name.split()[0], name,
                     params, tc.get('result'), figure, float(pv[0]), pv[4],
                     float(pv[1] or 0), pv[2], pv[3],
-                    pv[5] if len(pv) > 5 else None, tc.get('method') or ''))
+                    pv[5] if len(pv) > 5 else None, tc.get('method') or '',
+                    tc.get('false_alarms')))
 
     return rows
 

@@ -78,6 +78,15 @@ def chart(ctx, kind, rows):
                       'measured value.')
 
 
+def rate(value):
+    '''A false-alarm rate as the audit prints it (docs/audit.md).'''
+    if value is None:
+        return ''
+    if value < 5e-5:
+        return '0'
+    return f'{100 * value:.2g} %' if value < 0.1 else f'{100 * value:.0f} %'
+
+
 def draw(ctx):
     rows = [r for r in ctx.rows if r.family in JUDGEMENTS and r.judged and
             r.ref and math.isfinite(r.value)]
@@ -92,14 +101,15 @@ def draw(ctx):
     rows.sort(key=lambda r: r.verdict != 'fail')
     rows += sorted(na, key=label)
     table = {'head': ['judgement', 'what', 'partition', 'measured',
-                      'reference', 'low', 'high', 'unit', 'verdict',
-                      'provenance'],
+                      'reference', 'low', 'high', 'unit',
+                      'false alarms / night', 'verdict', 'provenance'],
              'rows': [[r.family, label(r), r.partition, r.value, r.ref,
-                       *r.band(), r.unit, r.verdict, r.method]
+                       *r.band(), r.unit, rate(r.false_alarms), r.verdict,
+                       r.method]
                       if r.verdict != NOT_APPLICABLE else
                       [r.family, label(r), r.partition, None, None, None,
-                       None, '', 'N/A', r.method] for r in rows],
+                       None, '', None, 'N/A', r.method] for r in rows],
              'classes': ['na' if r.verdict == NOT_APPLICABLE else
                          r.verdict or '' for r in rows],
-             'verdict': 8, 'shown': 40}
+             'verdict': 9, 'shown': 40}
     return {'figures': figures, 'table': table}

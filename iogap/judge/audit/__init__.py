@@ -1,0 +1,252 @@
+'''False alarms and detection of every judgement, from the noise it assumes.
+
+A judgement compares one value a night (a figure, a ratio of two, a fit
+statistic over a sweep) with its band. On a healthy night the value is its
+expected value (``noise.expected`` or the line ``noise.line`` where ``ref``
+is a bound, else ``ref``) times log-normal noise: the relative spread
+recorded on the entry (``noise.cv``), else the spread of each figure it
+reads (an absolute entry's ``noise.cv`` for that figure, else the first
+matching default of the file's ``noise:`` list), both sides of a ratio
+adding. From that, per judgement:
+
+- ``rate``: the share of healthy nights it fails (closed form for absolute
+  and ratio judgements, a seeded simulation for fits);
+- ``detects``: the smallest regression of its figures, in their declared
+  worse direction (``better``), it fails on at least 9 nights in 10: an
+  absolute figure worse by d; either side of a ratio worse by d; for fits,
+  the figure worse by d at the low end of the sweep ("does not depend"), at
+  the high end ("depends": the slope flattens), or at every point
+  (intercept, slope).
+
+The night's family-wise rate is 1 - prod(1 - rate) over every case judged
+(an absolute entry judges each case it matches). :func:`enforce` refuses a
+file whose judgements exceed the budget (``budget.yaml`` here, or the file's
+``budget:``) unless they state why (``waiver:``).
+'''
+
+import fnmatch
+import math
+import os
+
+import yaml
+
+from iogap.core import registry
+from iogap.core.base import runs_on
+from iogap.errors import ReferenceError
+from iogap.judge import schema
+from iogap.judge.audit import model
+
+with open(os.path.join(os.path.dirname(__file__), 'budget.yaml')) as _fp:
+    #: The project's default budget (a file's ``budget:`` overrides it)
+    BUDGET = yaml.safe_load(_fp)
+
+
+class Unknown(ReferenceError):
+    '''A judgement whose noise no entry or default gives.'''
+
+
+def budget(ref):
+    return {**BUDGET, **(ref.data.get('budget') or {})}
+
+
+def figure_noise(ref, test, partition, params, var):
+    '''``(cv, source)`` of one figure of one case.'''
+    for entry in ref.data['absolute']:
+        cv = (entry.get('noise') or {}).get('cv')
+        if cv is not None and _matches(entry, test, partition, params) and \
+                entry['var'] == var:
+            return cv, entry['noise'].get('source') or entry['provenance']
+    for default in ref.data.get('noise') or []:
+        if _matches(default, test, partition, params) and \
+                fnmatch.fnmatchcase(var, default['var']):
+            return default['cv'], default['source']
+    raise Unknown(f'no noise known for {test} {var} on {partition} with '
+                  f'{params}: give the entry noise: {{cv: , source: }} or '
+                  f'a default under noise:')
+
+
+def _matches(item, test, partition, params):
+    given = item.get('params') or {}
+    return fnmatch.fnmatchcase(test, item.get('test', '*')) and \
+        item.get('partition', partition) == partition and \
+        all(params.get(k) == v for k, v in given.items())
+
+
+def _full(side):
+    return registry.full_params(registry.get(side['test']),
+                                side.get('params') or {})
+
+
+def _better(test, var):
+    return registry.get(test).figures.find(var).better
+
+
+def fit_points(ref, entry):
+    '''``(xs, [params])`` of the points a fit reads on its partition.'''
+    cls = registry.get(entry['test'])
+    part = able(ref, entry['partition'])
+    _, factor = schema.AXES[entry['over']]
+    points = []
+    for value in registry.param_values(cls, entry['over']):
+        params = registry.full_params(
+            cls, {**(entry.get('params') or {}), entry['over']: value})
+        if runs_on(cls, params, part):
+            points.append((value * factor, params))
+    return [x for x, _ in points], [p for _, p in points]
+
+
+def able(ref, partition):
+    '''A partition with the features its host may detect.'''
+    from iogap import profile
+    part = ref.partitions[partition]
+    return profile.Part(part.fullname, part.features | set(
+        part.extras.get('detectable_features', [])), part.extras,
+        part.num_cores, part.resources)
+
+
+def absolute_cases(ref):
+    '''``{id(entry): cases judged}``: the most specific entry wins a case.'''
+    from iogap.judge import references
+    winner = {}
+    for entry in ref.data['absolute']:
+        cls = registry.get(entry['test'])
+        part = able(ref, entry['partition'])
+        given = entry.get('params') or {}
+        for params in references.variants(cls, given, partial=True):
+            if not runs_on(cls, params, part):
+                continue
+            key = (entry['test'], entry['partition'],
+                   tuple(sorted(params.items())), entry['var'])
+            old = winner.get(key)
+            if old is None or len(given) >= len(old.get('params') or {}):
+                winner[key] = entry
+    counts = {}
+    for entry in winner.values():
+        counts[id(entry)] = counts.get(id(entry), 0) + 1
+    return counts
+
+
+class Row:
+    '''One judgement's audit.'''
+
+    def __init__(self, kind, index, entry, name, cases, noise, source,
+                 rate, detects):
+        self.kind, self.index, self.entry, self.name = kind, index, entry, name
+        self.cases, self.noise, self.source = cases, noise, source
+        self.rate, self.detects = rate, detects
+
+    @property
+    def night_rate(self):
+        return 1 - (1 - self.rate) ** self.cases
+
+
+def rows(ref):
+    '''The audit of every judgement of a checked reference file.'''
+    power = budget(ref)['power']
+    counts = absolute_cases(ref)
+    out = []
+    for kind, audit_one in (('absolute', _absolute), ('ratios', _ratio),
+                            ('fits', _fit)):
+        for i, entry in enumerate(ref.data[kind]):
+            try:
+                out.append(audit_one(ref, i, entry, power, counts))
+            except Unknown as err:
+                raise Unknown(str(err), [kind, i]) from None
+    return out
+
+
+def _absolute(ref, i, entry, power, counts):
+    full = entry.get('params') or {}
+    noise = entry.get('noise') or {}
+    cv, source = (noise['cv'], noise.get('source') or
+                  entry['provenance']) if 'cv' in noise else \
+        figure_noise(ref, entry['test'], entry['partition'], full,
+                     entry['var'])
+    better = _better(entry['test'], entry['var'])
+    rate, det = model.lognormal(entry, noise.get('expected', entry['ref'][0]),
+                          cv, [(entry['var'], better, 1)], power)
+    name = f'{entry["test"]} {entry["partition"]} ' + ' '.join(
+        f'{k}={v}' for k, v in full.items()) + f' {entry["var"]}'
+    return Row('absolute', i, entry, name, counts.get(id(entry), 0),
+               cv, source, rate, det)
+
+
+def _ratio(ref, i, entry, power, counts):
+    noise = entry.get('noise') or {}
+    sides = [(side, entry[side]) for side in ('numerator', 'denominator')]
+    if 'cv' in noise:
+        s, source = noise['cv'], noise.get('source') or 'the entry'
+    else:
+        found = [figure_noise(ref, e['test'], e['partition'], _full(e),
+                              e['var']) for _, e in sides]
+        s = math.hypot(*(cv for cv, _ in found))
+        source = '; '.join(dict.fromkeys(src for _, src in found))
+    labels = [(f'{e["var"]} {e["partition"]} ({side[:3]})',
+               _better(e['test'], e['var']), 1 if side[0] == 'n' else -1)
+              for side, e in sides]
+    rate, det = model.lognormal(entry, noise.get('expected', entry['ref'][0]),
+                          s, labels, power)
+    return Row('ratios', i, entry, entry['name'], 1, s, source,
+               rate, det)
+
+
+def _fit(ref, i, entry, power, counts):
+    noise = entry.get('noise') or {}
+    xs, points = fit_points(ref, entry)
+    # Without a line, a figure that does not depend on x: what change_bound
+    # and an upper cap on r2 or slope_p judge
+    flat = entry['stat'] == 'change_bound' or entry['ref'][1] is None
+    if 'line' not in noise and not flat:
+        raise Unknown(f'{entry["name"]}: a {entry["stat"]} needs the healthy '
+                      f'line it scatters around: noise: {{line: [intercept, '
+                      f'slope]}}')
+    if 'cv' in noise:
+        cvs, sources = [noise['cv']] * len(xs), [noise.get('source') or
+                                                  entry['provenance']]
+    else:
+        found = [figure_noise(ref, entry['test'], entry['partition'], p,
+                              entry['var']) for p in points]
+        cvs, sources = [c for c, _ in found], [src for _, src in found]
+    if len(xs) < 3:
+        return Row('fits', i, entry, entry['name'], 0, max(cvs, default=0),
+                   '; '.join(dict.fromkeys(sources)), 0.0, None)
+    rate, det = model.simulated(entry, xs, noise.get('line') or (1.0, 0.0),
+                                cvs, _better(entry['test'], entry['var']),
+                                power)
+    return Row('fits', i, entry, entry['name'], 1, max(cvs), '; '.join(
+        dict.fromkeys(sources)), rate, det)
+
+
+def night(audit):
+    '''The night's family-wise false-alarm rate (independent judgements).'''
+    return 1 - math.prod(1 - r.night_rate for r in audit)
+
+
+def enforce(ref):
+    '''Refuse the first judgement of ``ref`` over its budget or unable to
+    fail, and a night over budget, unless a waiver says why.'''
+    try:
+        audit = rows(ref)
+    except Unknown as err:
+        ref.fail(err.args[1], err.args[0])
+    limits = budget(ref)
+    tool = f'python -m iogap.judge.audit {ref.path}'
+    for row in audit:
+        if row.entry.get('waiver') or not row.cases:
+            continue
+        if row.rate > limits['judgement']:
+            ref.fail([row.kind, row.index, 'ref'], f'fails {row.rate:.1%} '
+                     f'of healthy nights (budget {limits["judgement"]:.0%}; '
+                     f'noise {row.noise:.1%}): rebuild its band from the '
+                     f'noise ({tool}), remove it, or say why in waiver:')
+        if row.detects is None:
+            ref.fail([row.kind, row.index, 'ref'], f'no regression of its '
+                     f'figures fails it 9 nights in 10 ({tool}): rebuild '
+                     f'or remove it, or say why in waiver:')
+    rate = night(audit)
+    if rate > limits['night'] and not limits.get('waiver'):
+        ref.fail(['system'], f'the night fails {rate:.1%} of healthy runs '
+                 f'(budget {limits["night"]:.0%}; {tool}): lower the worst '
+                 f'judgements\' rates, or say why in budget.waiver')
+    return audit
+
