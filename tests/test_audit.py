@@ -19,7 +19,7 @@ from iogap.judge import audit, references
 from iogap.judge.audit import model
 from iogap.report import load as load_report, plot_judge
 
-SYSTEMS = ['anyhost', 'cori', 'localpair', 'minicori']
+SYSTEMS = ['anyhost', 'cori', 'localpair', 'minicluster', 'minicori']
 
 RATIO = {'system': 'cori', 'ratios': [{
     'name': 'r',

@@ -8,6 +8,7 @@ import os
 import shutil
 
 import pytest
+import yaml
 
 from conftest import ROOT, built_view, cases, perf, run_reframe
 from iogap.errors import IogapError
@@ -88,9 +89,23 @@ def fio_available():
                     'built view (./setup.sh with IOGAP_SPACK_ROOT) nor on '
                     'PATH')
 def test_threads_on_one_core_are_measured_and_their_ratio_judged(tmp_path):
+    # The generic profile measures but does not judge it (too noisy here,
+    # reference/anyhost.yaml): what is tested is that the ratio is judged
+    reference = tmp_path / 'reference'
+    reference.mkdir()
+    side = {'test': 'FioThreads', 'partition': 'default', 'var': 'read_bw'}
+    (reference / 'anyhost.yaml').write_text(yaml.safe_dump({
+        'system': 'anyhost', 'ratios': [{
+            'name': 'fio_8_over_1_thread_one_core_read_bw',
+            'numerator': {**side, 'params': {'threads': 8}},
+            'denominator': {**side, 'params': {'threads': 1}},
+            'ref': [1.5, 0, None], 'unit': 'ratio', 'provenance': 'test'}],
+        'noise': [{'var': '*', 'cv': 0.01, 'source': 'test'}]},
+        sort_keys=False))
     run = run_reframe(tmp_path, '-n', 'FioThreads|RatioCheck.*fio', '-S',
                       'FioThreads.runtime=1', '-S',
-                      'FioThreads.file_size=64m', '-r')
+                      'FioThreads.file_size=64m', '-r',
+                      env={'IOGAP_REFERENCE_DIR': str(reference)})
     measured = cases(run, 'FioThreads')
     assert sorted(tc['threads'] for tc in measured) == [1, 8]
     for tc in measured:

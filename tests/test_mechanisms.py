@@ -192,7 +192,7 @@ def test_the_report_shows_a_judgement_not_applicable(tmp_path):
     ctx = Context(rows, rows, [], str(tmp_path))
     table = plot_judge.draw(ctx)['table']
     [cells] = table['rows']
-    assert cells[1] == 'cached' and cells[8] == 'N/A'
+    assert cells[1] == 'cached' and cells[9] == 'N/A'
     assert 'does not hold' in cells[9] and table['classes'] == ['na']
 
 

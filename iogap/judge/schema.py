@@ -32,6 +32,9 @@ _JUDGED = {'ref': {'type': 'array', 'items': [_NUM, _BOUND, _BOUND],
                          'runs': {'type': 'integer', 'minimum': 1},
                          'detects': _NUM,
                          'source': {'type': 'string', 'minLength': 1}}},
+           # What was measured across set-ups (hosts, devices): runs, min,
+           # median, max, cv; descriptive, beside the nightly noise
+           'spread': {'type': 'object'},
            # Why the entry is kept although it exceeds the false-alarm
            # budget or cannot fail
            'waiver': {'type': 'string', 'minLength': 1}}
