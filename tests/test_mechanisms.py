@@ -193,7 +193,7 @@ def test_the_report_shows_a_judgement_not_applicable(tmp_path):
     table = plot_judge.draw(ctx)['table']
     [cells] = table['rows']
     assert cells[1] == 'cached' and cells[9] == 'N/A'
-    assert 'does not hold' in cells[9] and table['classes'] == ['na']
+    assert 'does not hold' in cells[10] and table['classes'] == ['na']
 
 
 def test_the_nightly_verdict_counts_declared_skips_apart(tmp_path):
