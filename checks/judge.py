@@ -1,9 +1,12 @@
 '''Judgements of the figures, as stored in reference/<system>.yaml:
 absolute bounds per case, ratios between cases, fits over a sweep.'''
 
+import sys
+
 import reframe as rfm
 from reframe.core.builtins import parameter
 
+from iogap import session
 from iogap.judge import checks
 
 
@@ -22,7 +25,15 @@ class FitCheck(checks.FitCheck):
     fit = parameter(checks.entries('fits'), fmt=lambda f: f['name'])
 
 
-# A system without such references has nothing to judge: no empty checks
-for _check in (AbsoluteCheck, RatioCheck, FitCheck):
-    if _check.num_variants:
+# A system without such references has nothing to judge: no empty checks.
+# --distribute runs every case once per node, under names no judgement can
+# depend on: the judgements are refused, saying so, never silently lost
+_judgements = [c for c in (AbsoluteCheck, RatioCheck, FitCheck)
+               if c.num_variants]
+if _judgements and session.distributes(sys.argv):
+    print(f'iogap: --distribute measures each node apart: the '
+          f'{sum(c.num_variants for c in _judgements)} judgements are not '
+          f'run (judge a run without --distribute)', file=sys.stderr)
+else:
+    for _check in _judgements:
         rfm.simple_test(_check)

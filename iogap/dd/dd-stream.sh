@@ -26,8 +26,7 @@ while [ $# -gt 0 ]; do
 done
 
 # Where this process (and so every dd) may run
-echo "iogap-rank: rank=0 host=$(uname -n) cpus=$(sed -n \
-    's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status) sockets=?"
+iogap_probe 0
 [ -z "$probe" ] || iogap_odirect "$dd" "$file" "$bs"
 
 # dd, with darshan-runtime preloaded in its non-MPI mode when asked

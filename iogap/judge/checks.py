@@ -11,6 +11,8 @@ own cases. One engine, three readings: :class:`AbsoluteCheck`,
 :class:`RatioCheck`, :class:`FitCheck`.
 '''
 
+import inspect
+
 import reframe as rfm
 import reframe.core.runtime as rt
 import reframe.utility.sanity as sn
@@ -54,6 +56,10 @@ class Judgement(rfm.RunOnlyRegressionTest):
         '''Where the references come from (logged as the method).'''
         raise NotImplementedError
 
+    def declared(self):
+        '''``{figure: unit}`` the judgement reports.'''
+        raise NotImplementedError
+
     @run_after('init')
     def depend_on_cases(self):
         system = rt.runtime().system
@@ -70,7 +76,14 @@ class Judgement(rfm.RunOnlyRegressionTest):
 
         # Runs beside the first case; the arithmetic is local
         self.valid_systems = [f'{system.name}:{self.cases()[0][1]}']
-        self.method = self.descr = self.provenance()
+        self.method = self.provenance()
+        what = inspect.getdoc(type(self)).split(';')[0].split('.')[0]
+        self.descr = f'{" ".join(what.split())} ({self.method})'
+        self.tags |= {'judge'}
+        self.perf_variables = {
+            name: sn.make_performance_function(
+                lambda n=name: self.verdicts[n][0], unit)
+            for name, unit in self.declared().items()}
 
     @run_after('setup')
     def all_sides_selected(self):
@@ -131,6 +144,9 @@ class AbsoluteCheck(Judgement):
         return '; '.join(sorted({e['provenance']
                                  for e in self.target[3].values()}))
 
+    def declared(self):
+        return {var: e['unit'] for var, e in self.target[3].items()}
+
     def judged(self, figures):
         return {var: (figures[0][var], e['ref'], e['unit'])
                 for var, e in self.target[3].items()}
@@ -150,6 +166,9 @@ class RatioCheck(Judgement):
 
     def provenance(self):
         return self.ratio['provenance']
+
+    def declared(self):
+        return {self.ratio['name']: self.ratio['unit']}
 
     def judged(self, figures):
         (num,), (den,) = (f.values() for f in figures)
@@ -183,6 +202,9 @@ class FitCheck(Judgement):
 
     def provenance(self):
         return self.fit['provenance']
+
+    def declared(self):
+        return {self.fit['name']: self.fit['unit']}
 
     def judged(self, figures):
         _, factor = schema.AXES[self.fit['over']]
