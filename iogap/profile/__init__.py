@@ -123,8 +123,9 @@ def select(argv, environ, hostname=None):
     conf = slurm_conf(environ)
     if conf:
         raise ProfileError(f'host {hostname} runs Slurm ({conf}) but no '
-                           f'profile\'s HOSTNAMES match it ({_patterns(files)})'
-                           f': add a pattern, write a profile (python -m '
+                           f'profile\'s HOSTNAMES match it '
+                           f'({_patterns(files)}): add a pattern, write a '
+                           f'profile (python -m '
                            f'iogap.profile new <system>), or pass --system '
                            f'{GENERIC_SYSTEM} for the generic one')
 

@@ -15,23 +15,9 @@ import sys
 
 from iogap import profile
 from iogap.errors import IogapError
-from iogap.profile import discover, hostinfo, overlay
+from iogap.profile import discover, hostinfo, overlay, render
 
 NEVER_FASTER_THAN = 5   # clocks of a frequency sweep, at most
-
-HEADER = '''\'\'\'{system}: written by `python -m iogap.profile new {system}` on {host}.
-
-{facts}
-
-Edit freely (docs/profile.md lists every feature and extra); the profile is
-checked whenever it loads.
-\'\'\'
-
-{imports}
-HOSTNAMES = {hostnames!r}
-
-'''
-
 
 def hostname_pattern(host):
     '''``login03.x`` -> ``^login\\d+\\.x$``: the login nodes' names.'''
@@ -50,45 +36,23 @@ def clocks(available, limit=NEVER_FASTER_THAN):
 
 
 def partition(cluster, name, args, notes):
-    '''A partition's entry, and what was found, said in ``notes``.'''
+    '''A partition's entry, and its probe; what was found is said in
+    ``notes``.'''
     probe = cluster.probe(name, args.scratch)
     proc = discover.lscpu(probe.get('lscpu', []))
     cores = proc['num_cpus'] // proc['num_cpus_per_core']
     nodes = len(cluster.nodes_of(name))
-    fstype = (probe.get('fs') or ['unknown'])[0].split()[0]
-    features, extras = [], {'scratch_root': args.scratch}
-    say = notes.append
-
-    say(f'{name}: {nodes} node(s) of {proc.pop("model") or proc["arch"]}, '
-        f'{proc["num_sockets"]} socket(s) x {cores // proc["num_sockets"]} '
-        f'cores x {proc["num_cpus_per_core"]} thread(s); node features '
-        f'{",".join(cluster.features_of(name)) or "none"}')
-    if (probe.get('mpirun') or [''])[0].startswith('mpirun'):
-        features.append('mpi')
-    if any('Parallel HDF5: yes' in line for line in probe.get('h5pcc', [])):
-        features.append('hdf5')
-    if fstype not in hostinfo.NO_ODIRECT and not fstype.startswith('fuse'):
-        features.append('odirect')
-    mount = ' '.join((probe.get('fs') or [''])[0].split()[1:])
-    extras['odirect_reason'] = f'scratch on {fstype} ({mount})'
-    if probe.get('dropcaches') == ['yes']:
-        features.append('dropcaches')
-    if proc['num_sockets'] > 1:
-        features.append('multisocket')
-    if nodes > 1:
-        features.append('multinode')
-        extras['max_nodes'] = min(nodes, 4)
-        extras['ior_nodes'] = [1, extras['max_nodes']]
-    if 'affinity' in cluster.config.get('TaskPlugin', '') or \
-            'cgroup' in cluster.config.get('TaskPlugin', ''):
+    model = proc.pop('model') or proc['arch']
+    notes.append(f'{name}: {nodes} node(s) of {model}, '
+                 f'{proc["num_sockets"]} socket(s) x '
+                 f'{cores // proc["num_sockets"]} cores x '
+                 f'{proc["num_cpus_per_core"]} thread(s); node features '
+                 f'{",".join(cluster.features_of(name)) or "none"}')
+    features, extras = node_features(probe, proc, nodes, args.scratch)
+    if any(p in cluster.config.get('TaskPlugin', '')
+           for p in ('affinity', 'cgroup')):
         features.append('cpubind')
         extras['cpu_bind_options'] = ['--cpu-bind=cores']
-    extras['osu_placement'] = {
-        'same_socket': ['--distribution=block:block'],
-        **({'cross_socket': ['--distribution=block:cyclic']}
-           if proc['num_sockets'] > 1 else {}),
-        **({'inter_node': []} if nodes > 1 else {})}
-    extras['osu_socket_bind_options'] = ['--cpu-bind=sockets']
 
     resources = []
     if cluster.core_spec_works(name):
@@ -97,42 +61,77 @@ def partition(cluster, name, args, notes):
                       'options': ['--core-spec={cores}']}]
         extras['core_spec_cores'] = max(1, min(4, cores // 4))
     else:
-        say(f'{name}: no +corespec (AllowSpecResourcesUsage='
-            f'{cluster.config.get("AllowSpecResourcesUsage", "?")}, or a '
-            f'--core-spec=1 step was refused)')
+        notes.append(f'{name}: no +corespec (AllowSpecResourcesUsage='
+                     f'{cluster.config.get("AllowSpecResourcesUsage", "?")}'
+                     f', or a --core-spec=1 step was refused)')
 
-    sweep = clocks((probe.get('clocks') or [''])[0].split())
-    applied = sweep and cluster.clock_applied(name, sweep[0])
-    if len(sweep) > 1 and applied and \
-            abs(applied - sweep[0]) <= 0.05 * sweep[0]:
+    sweep = clock_sweep(cluster, name, probe, notes)
+    if sweep:
         features.append('cpufreq')
         extras['cpu_freqs_khz'] = sweep
-    else:
-        say(f'{name}: no +cpufreq ('
-            + ('the node exposes no cpufreq clocks' if not sweep else
-               f'a --cpu-freq={sweep[0]} step ran at {applied or "?"} kHz')
-            + ')')
-    if fstype == 'lustre' and probe.get('lfs'):
-        features.append('lustre')
-        extras['lustre_stripes'] = {'fpp': {'count': 1, 'size': '1m'},
-                                    'ssf': {'count': -1, 'size': '1m'}}
-
     extras.update(site_extras(args, cluster, cores))
     if args.spack_root:
         features.append('spack')
         extras.update(spack_env=os.path.join(args.scratch, 'spack', name),
-                      spack_target='',
                       spack_setup=[f'. {args.spack_root}/share/spack/'
                                    f'setup-env.sh'])
+    # Jobs run as their submitter; Open MPI refuses root unless told
     env = [['OMPI_ALLOW_RUN_AS_ROOT', '1'],
            ['OMPI_ALLOW_RUN_AS_ROOT_CONFIRM', '1']] \
         if probe.get('uid') == ['0'] else []
     return {'name': name, 'descr': f'Slurm partition {name}',
-            'scheduler': None, 'launcher': 'srun',
-            'access': [f'-p {name}'], 'environs': ['builtin', 'spack'],
-            'env_vars': env, 'max_jobs': 4 if nodes == 1 else 16,
-            'processor': proc, 'features': features, 'resources': resources,
+            'scheduler': None, 'launcher': 'srun', 'access': [f'-p {name}'],
+            'environs': ['builtin', 'spack'], 'env_vars': env,
+            'max_jobs': 4 if nodes == 1 else 16, 'processor': proc,
+            'features': features, 'resources': resources,
             'extras': extras}, probe
+
+
+def node_features(probe, proc, nodes, scratch):
+    '''Features and extras from what the node probe and scontrol saw.'''
+    fs = ((probe.get('fs') or ['unknown']) + [''])[0].split()
+    features, extras = [], {'scratch_root': scratch, 'odirect_reason':
+                            f'scratch on {fs[0]} ({" ".join(fs[1:])})'}
+    if (probe.get('mpirun') or [''])[0].startswith('mpirun'):
+        features.append('mpi')
+    if any('Parallel HDF5: yes' in line for line in probe.get('h5pcc', [])):
+        features.append('hdf5')
+    if fs[0] not in hostinfo.NO_ODIRECT and not fs[0].startswith('fuse'):
+        features.append('odirect')
+    if probe.get('dropcaches') == ['yes']:
+        features.append('dropcaches')
+    if proc['num_sockets'] > 1:
+        features.append('multisocket')
+    if nodes > 1:
+        features.append('multinode')
+        extras['max_nodes'] = min(nodes, 4)
+        extras['ior_nodes'] = [1, extras['max_nodes']]
+    if fs[0] == 'lustre' and probe.get('lfs'):
+        features.append('lustre')
+        extras['lustre_stripes'] = {'fpp': {'count': 1, 'size': '1m'},
+                                    'ssf': {'count': -1, 'size': '1m'}}
+    extras['osu_placement'] = {
+        'same_socket': ['--distribution=block:block'],
+        **({'cross_socket': ['--distribution=block:cyclic']}
+           if proc['num_sockets'] > 1 else {}),
+        **({'inter_node': []} if nodes > 1 else {})}
+    extras['osu_socket_bind_options'] = ['--cpu-bind=sockets']
+    return features, extras
+
+
+def clock_sweep(cluster, name, probe, notes):
+    '''The clocks of a +cpufreq sweep, if a ``--cpu-freq`` step really ran
+    at the lowest; else ``[]``, saying why.'''
+    sweep = clocks((probe.get('clocks') or [''])[0].split())
+    applied = cluster.clock_applied(name, sweep[0]) if sweep else None
+    if len(sweep) > 1 and applied and \
+            abs(applied - sweep[0]) <= 0.05 * sweep[0]:
+        return sweep
+
+    notes.append(f'{name}: no +cpufreq (' + (
+        'the node exposes no cpufreq clocks' if not sweep else
+        f'a --cpu-freq={sweep[0]} step ran at {applied or "?"} kHz') + ')')
+    return []
 
 
 def site_extras(args, cluster, cores):
@@ -142,46 +141,6 @@ def site_extras(args, cluster, cores):
         if getattr(args, key):
             extras[key] = getattr(args, key)
     return extras
-
-
-def literal(value, indent=0):
-    '''``value`` as Python source, one key per line, short lists inline.'''
-    flat = repr(value)
-    if len(flat) + indent <= 72 or not isinstance(value, (dict, list)):
-        return flat
-
-    pad = ' ' * (indent + 4)
-    if isinstance(value, dict):
-        items = [f'{pad}{k!r}: {literal(v, indent + 4)},'
-                 for k, v in value.items()]
-        return '{\n' + '\n'.join(items) + '\n' + ' ' * indent + '}'
-
-    items = [f'{pad}{literal(v, indent + 4)},' for v in value]
-    return '[\n' + '\n'.join(items) + '\n' + ' ' * indent + ']'
-
-
-def render(args, cluster, parts, notes):
-    accounting = cluster.config.get('AccountingStorageType', '')
-    scontrol = accounting.endswith('/none')
-    if scontrol:
-        notes.append(f'no accounting storage ({accounting}): jobs are '
-                     f'polled with scontrol (iogap.profile.slurm)')
-    for part in parts:
-        part['scheduler'] = '__SCHEDULER__'
-    system = {'name': args.system, 'descr': f'{args.system} (Slurm '
-              f'{cluster.config.get("ClusterName", "")})',
-              'hostnames': '__HOSTNAMES__', 'modules_system': 'nomod',
-              'partitions': parts}
-    body = literal({'systems': [system]})
-    body = body.replace("'__HOSTNAMES__'", 'HOSTNAMES').replace(
-        "'__SCHEDULER__'", 'SCONTROL' if scontrol else "'slurm'")
-    imports = 'from iogap.profile.slurm import SCONTROL\n' if scontrol \
-        else ''
-    facts = '\n'.join(f'* {n}' for n in notes)
-    return HEADER.format(system=args.system, host=socket.gethostname(),
-                         facts=facts, imports=imports,
-                         hostnames=args.hostnames) + \
-        f'site_configuration = {body}\n'
 
 
 def main(argv):
@@ -244,7 +203,7 @@ def write(args):
     made = overlay.write(where, cluster, names[0], probes[names[0]],
                          args.spack_root)
     notes.append(made)
-    text = render(args, cluster, parts, notes)
+    text = render.profile(args, cluster, parts, notes)
     with open(path, 'w') as fp:
         fp.write(text)
     try:

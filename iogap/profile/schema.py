@@ -256,8 +256,8 @@ def validate_partition(system, part):
     path = os.path.join(SPACK_DIR, f'{overlay}.yaml')
     if overlay and not os.path.exists(path):
         raise ProfileError(f'{where}: extras.spack_overlay: no overlay '
-                           f'systems/spack/{overlay}.yaml (write it with `spack '
-                           f'external find`, or {GENERATE})')
+                           f'systems/spack/{overlay}.yaml (write it with '
+                           f'`spack external find`, or {GENERATE})')
 
 
 def markdown():
