@@ -212,10 +212,10 @@ def describe(test, figures):
     family and, where the case has one, its I/O mode) and ``figures`` (a
     :class:`iogap.core.figures.Figures`) as declared performance
     variables.'''
-    family = registry.family_name(type(test)) or type(test).__name__
-    doc = inspect.getdoc(registry.get(family) or type(test)) or family
+    owner = registry.get(registry.family_name(type(test)) or '') or \
+        type(test)
+    doc = inspect.getdoc(owner) or owner.__name__
     test.descr = ' '.join(doc.split('\n\n')[0].split())
-    owner = registry.get(family) or type(test)
     test.tags |= {getattr(test, 'TOOL', '') or owner.__module__.split('.')[1]}
     if isinstance(getattr(test, 'mode', None), str):
         test.tags.add(test.mode)
