@@ -15,13 +15,15 @@ from iogap import profile, session
 from iogap.judge import references
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
-OUTPUT = os.path.abspath(os.environ.get('IOGAP_OUTPUT') or
-                         os.path.join(ROOT, 'output'))
+#: ReFrame's own --prefix (or RFM_PREFIX) first, IOGAP_OUTPUT where neither
+#: is given: stage, output, perflogs, reports, log and results database
+OUTPUT = session.output_dir(sys.argv, os.environ,
+                            os.path.join(ROOT, 'output'))
 
 _site = profile.load(sys.argv, os.environ)
 _system = _site['systems'][0]
-_system.setdefault('stagedir', os.path.join(OUTPUT, 'stage'))
-_system.setdefault('outputdir', os.path.join(OUTPUT, 'output'))
+# --stage, --output and --perflogdir move their part, as ReFrame's options
+_system.setdefault('prefix', OUTPUT)
 references.load(_system['name'], profile.parts())
 session.start(sys.argv, _system, OUTPUT)
 
@@ -59,8 +61,8 @@ site_configuration = {
         ],
         'handlers_perflog': [{
             'type': 'filelog',
-            'prefix': os.path.join(OUTPUT, 'perflogs', '%(check_system)s',
-                                   '%(check_partition)s'),
+            'basedir': 'perflogs',
+            'prefix': '%(check_system)s/%(check_partition)s',
             'level': 'info',
             'format': ('%(check_job_completion_time)s|'
                        '%(check_display_name)s|%(check_system)s:'

@@ -2,9 +2,12 @@
 absolute bounds per case, ratios between cases, fits over a sweep, and
 mechanisms observed directly.'''
 
+import sys
+
 import reframe as rfm
 from reframe.core.builtins import parameter
 
+from iogap import session
 from iogap.judge import checks
 
 
@@ -29,7 +32,15 @@ class MechanismCheck(checks.MechanismCheck):
                           fmt=lambda m: m['name'])
 
 
-# A system without such references has nothing to judge: no empty checks
-for _check in (AbsoluteCheck, RatioCheck, FitCheck, MechanismCheck):
-    if _check.num_variants:
+# A system without such references has nothing to judge: no empty checks.
+# --distribute runs every case once per node, under names no judgement can
+# depend on: the judgements are refused, saying so, never silently lost
+_judgements = [c for c in (AbsoluteCheck, RatioCheck, FitCheck,
+                           MechanismCheck) if c.num_variants]
+if _judgements and session.distributes(sys.argv):
+    print(f'iogap: --distribute measures each node apart: the '
+          f'{sum(c.num_variants for c in _judgements)} judgements are not '
+          f'run (judge a run without --distribute)', file=sys.stderr)
+else:
+    for _check in _judgements:
         rfm.simple_test(_check)

@@ -24,6 +24,12 @@ def dry(argv):
     return '--dry-run' in argv
 
 
+def distributes(argv):
+    '''Whether ReFrame runs each case on every node (``--distribute``).'''
+    return any(a == '--distribute' or a.startswith('--distribute=')
+               for a in argv[1:])
+
+
 def start(argv, system, output):
     '''Check the profile's scratch roots, say whether anything will be
     judged, and, for a run, lock and clean.'''
@@ -94,14 +100,36 @@ def check_slurm():
                          f'no job can be submitted')
 
 
+def output_dir(argv, environ, default):
+    '''Where a run writes: ``--prefix`` (last one wins), else RFM_PREFIX,
+    else IOGAP_OUTPUT, else ``default``.'''
+    found = environ.get('RFM_PREFIX') or environ.get('IOGAP_OUTPUT')
+    for i, arg in enumerate(argv):
+        if arg == '--prefix' and i + 1 < len(argv):
+            found = argv[i + 1]
+        elif arg.startswith('--prefix='):
+            found = arg.split('=', 1)[1]
+
+    return os.path.abspath(found or default)
+
+
+#: The debug log of one session: its start time (a run and a dry run of
+#: the same second are refused by the output lock) in the file's name
+LOG_TIMESTAMP = '%Y%m%dT%H%M%S'
+
+
 def file_handlers(argv, output):
-    '''The debug log of a run; a listing writes none.'''
+    '''The debug log of a run, one file per session
+    (``logs/reframe_<start>.log``), never another's; a listing writes
+    none.'''
     if not runs(argv):
         return []
 
     scratch.make_output(output)
-    return [{'type': 'file', 'name': os.path.join(output, 'reframe.log'),
-             'level': 'debug', 'append': False,
+    os.makedirs(os.path.join(output, 'logs'), exist_ok=True)
+    return [{'type': 'file',
+             'name': os.path.join(output, 'logs', 'reframe.log'),
+             'timestamp': LOG_TIMESTAMP, 'level': 'debug', 'append': True,
              'format': '[%(asctime)s] %(levelname)s: %(check_info)s: '
                        '%(message)s'}]
 

@@ -3,17 +3,14 @@
 Partitions as in the CUG'17 study: Haswell (Xeon E5-2698 v3, 2 x 16 cores,
 2.3 GHz, 128 GB) and KNL (Xeon Phi 7250, 68 cores x 4 threads, 1.4 GHz,
 96 GB DDR4 + 16 GB MCDRAM), Sonexion Lustre $SCRATCH, Aries network.
-Account and QOS come from IOGAP_ACCOUNT / IOGAP_QOS. Selected by Cori's
-login node names (compute nodes are nid*, like every Cray).
+QOS regular; the account (and another QOS or a reservation) come from
+IOGAP_ACCOUNT / IOGAP_QOS / IOGAP_RESERVATION, as on any site. Selected by
+Cori's login node names (compute nodes are nid*, like every Cray).
 '''
 
 import os
 
 HOSTNAMES = [r'^cori\d+$']
-
-_access = [f'--qos={os.environ.get("IOGAP_QOS", "regular")}']
-if os.environ.get('IOGAP_ACCOUNT'):
-    _access += [f'--account={os.environ["IOGAP_ACCOUNT"]}']
 
 _scratch = os.environ.get('SCRATCH', '/global/cscratch1/sd/' +
                           os.environ.get('USER', 'unknown'))
@@ -27,7 +24,7 @@ def _partition(name, descr, processor, freqs_ghz, extra_features, extras):
         'descr': descr,
         'scheduler': 'slurm',
         'launcher': 'srun',
-        'access': [f'-C {name}'] + _access,
+        'access': [f'-C {name}'],
         'environs': ['spack', 'builtin'],
         'max_jobs': 100,
         'processor': processor,
@@ -37,6 +34,7 @@ def _partition(name, descr, processor, freqs_ghz, extra_features, extras):
                        'options': ['--core-spec={cores}']}],
         'extras': {
             'scratch_root': f'{_scratch}/iogap',
+            'qos': 'regular',
             # srun gets -c (--cpus-per-task) from the test's CPUs per task
             'cpu_bind_options': ['--cpu-bind=cores'],
             'cpu_freqs_khz': [int(round(f * 1e6)) for f in freqs_ghz],
@@ -63,6 +61,10 @@ def _partition(name, descr, processor, freqs_ghz, extra_features, extras):
                               'inter_node': []},
             'osu_socket_bind_options': ['--cpu-bind=sockets'],
             'osu_time_limit': '30m',
+            'dd_time_limit': '1h',
+            # The Spack build job: one node's cores for an hour at most
+            'build_time_limit': '1h',
+            'build_cpus': 32,
             # The ToolStack fixture builds spack.yaml here once per
             # partition, with systems/spack/cori.yaml for this target
             'spack_env': f'{_scratch}/iogap-spack/{name}',

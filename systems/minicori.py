@@ -49,9 +49,6 @@ _features += ['multisocket'] if _proc['num_sockets'] > 1 else []
 _TIME_LIMIT = '5m'
 
 _env_vars = [
-    # srun's own --mpi=pmix (slurm.conf also says MpiDefault=pmix when
-    # the plugin loads): Debian's Open MPI is built against PMIx 4
-    ['SLURM_MPI_TYPE', 'pmix'],
     # Open MPI refuses root unless told; two ranks may share a core
     ['OMPI_ALLOW_RUN_AS_ROOT', '1'],
     ['OMPI_ALLOW_RUN_AS_ROOT_CONFIRM', '1'],
@@ -81,6 +78,10 @@ def _partition(name, descr):
             'scratch_root': _root,
             'odirect_reason': _odirect_reason,
             'spack_overlay': 'generic',
+            # srun's own --mpi=pmix (slurm.conf also says MpiDefault=pmix
+            # when the plugin loads): Debian's Open MPI is built against
+            # PMIx 4
+            'mpi_type': 'pmix',
             'cpu_bind_options': ['--cpu-bind=cores'],
             'core_spec_cores': 1,
             'dd_count': 128,
@@ -102,6 +103,7 @@ def _partition(name, descr):
             'osu_iterations': 100,
             'osu_warmup': 10,
             'osu_time_limit': _TIME_LIMIT,
+            'dd_time_limit': _TIME_LIMIT,
         },
     }
 

@@ -101,3 +101,81 @@ def test_a_malformed_reference_stops_the_run_in_one_line(tmp_path):
     assert f'{refdir}/anyhost.yaml:3: ratios[0].ref: nan is not a number' \
         in line
     assert not os.path.exists(tmp_path / 'out' / 'stage')
+
+
+#: The plain buffered dd case, the smallest real run
+PLAIN_DD = ('^DDSingleStream(?=.*%mode=buffered)(?=.*%core_spec=0)'
+            '(?=.*%cpu_bind=default)(?=.*%darshan=off)')
+
+
+def test_prefix_and_perflogdir_are_reframes_and_each_session_keeps_its_log(
+        tmp_path):
+    prefix, perflogs = tmp_path / 'prefix', tmp_path / 'perf'
+    run = run_reframe(tmp_path, '-n', PLAIN_DD, '-S', 'count=8', '--prefix',
+                      str(prefix), '--perflogdir', str(perflogs), '-r')
+    assert run.returncode == 0, run.stdout
+    assert not (tmp_path / 'out').exists(), 'IOGAP_OUTPUT used over --prefix'
+    assert list((prefix / 'stage' / 'anyhost').iterdir())
+    assert list((prefix / 'reports').glob('run-report-*.json'))
+    assert (prefix / 'results.db').exists()
+    assert (perflogs / 'anyhost' / 'default').is_dir()
+    assert not (prefix / 'perflogs').exists()
+    [log] = (prefix / 'logs').glob('reframe_*.log')
+    first = log.read_text()
+    assert 'DDSingleStream' in first
+
+    dry = run_reframe(tmp_path, '-n', PLAIN_DD, '--dry-run',
+                      env={'RFM_PREFIX': str(prefix)})
+    assert dry.returncode == 0, dry.stdout
+    logs = sorted((prefix / 'logs').glob('reframe_*.log'))
+    assert len(logs) == 2 and log.read_text() == first
+
+
+def describe(tmp_path, *args):
+    import json
+    run = run_reframe(tmp_path, *args, '--describe')
+    assert run.returncode == 0, run.stdout
+    return json.loads(run.stdout[run.stdout.index('['):])
+
+
+def test_describe_shows_each_checks_descr_tags_and_figures(tmp_path):
+    [dd] = describe(tmp_path, '-n', PLAIN_DD)
+    assert dd['descr'].startswith('Single-stream bandwidth in buffered')
+    assert {'dd', 'buffered'} <= set(dd['tags'])
+    assert {'write_bw', 'read_once_bw', 'read_3x_bw'} <= \
+        set(dd['perf_variables'])
+    assert not any(v.startswith('darshan') for v in dd['perf_variables'])
+    ratios = [c for c in describe(tmp_path, '-n', 'RatioCheck')
+              if c['@class'] == 'RatioCheck']     # not their cases
+    assert ratios
+    for check in ratios:
+        assert check['descr'].startswith('One figure over another (')
+        assert 'judge' in check['tags']
+        assert check['perf_variables'] == [check['ratio']['name']]
+
+
+@pytest.mark.parametrize('args,selects', [
+    (['-n', 'DDSingleStream%mode=direct'], None),
+    (['-n', 'DDSingleStream.*%mode=direct'], 'DDSingleStream.*%mode=direct'),
+    (['-n', '^DDSingleStream(?=.*%mode=direct)(?=.*%core_spec=0)'],
+     'DDSingleStream %core_spec=0 .*%mode=direct'),
+    (['-t', 'direct', '-t', 'dd'], 'DDSingleStream.*%mode=direct'),
+])
+def test_the_readmes_selection_idioms(tmp_path, args, selects):
+    run = run_reframe(tmp_path, *args, '-l')
+    listed = [line for line in run.stdout.splitlines()
+              if line.startswith('- ')]
+    if selects is None:
+        assert listed == []
+    else:
+        assert listed and all(re.search(selects, line) for line in listed)
+
+
+def test_distribute_refuses_the_judgements_in_one_line(tmp_path):
+    run = run_reframe(tmp_path, '--distribute', '-l')
+    lines = [line for line in run.proc.stderr.splitlines()
+             if '--distribute' in line]
+    assert len(lines) == 1 and re.fullmatch(
+        r'iogap: --distribute measures each node apart: the \d+ judgements '
+        r'are not run \(judge a run without --distribute\)', lines[0])
+    assert 'Check %' not in run.stdout

@@ -49,7 +49,7 @@ def test_slurm_directives(scripts, part):
     [text] = pick(scripts, 'DDSingleStream', part, **base(mode='buffered'))
     assert f'#SBATCH -C {part}' in text
     assert '#SBATCH --ntasks=1' in text and '#SBATCH --exclusive' in text
-    assert re.search(r'^#SBATCH --qos=\S+', text, re.M)
+    assert '#SBATCH --qos=regular' in text
 
 
 @pytest.mark.parametrize('mode,flags', [
@@ -117,6 +117,9 @@ def test_each_clock_of_the_sweep_is_pinned_by_its_job(scripts, part, clocks):
     [hdf5] = pick(scripts, 'IORFrequencySweep', part, cpu_freq=clocks[-1])
     assert re.search(rf'^srun --cpu-freq={clocks[-1]} \S+/ior -a HDF5 ',
                      hdf5, re.M)
+    # The probe runs like the tool: each rank reports the clock it ran at
+    assert re.search(rf"^srun --cpu-freq={clocks[-1]} bash -c "
+                     rf"'\. \./job\.sh && iogap_probe'$", hdf5, re.M)
 
 
 def test_core_spec_hdf5_case_writes_a_striped_shared_file(scripts):
@@ -148,6 +151,9 @@ def test_the_tool_stack_is_built_by_a_job_on_the_partition(tmp_path, part,
     assert re.search(rf'^cp \S+/iogap-spack/{part}/spack.lock \.$', text,
                      re.M)
     assert '/share/spack/setup-env.sh' in text
+    # The build job's share of the partition is the profile's
+    assert '#SBATCH --time=1:0:0' in text
+    assert '#SBATCH --cpus-per-task=32' in text
 
 
 def test_affinity_on_an_under_packed_knl_node_is_nerscs_tip(scripts):

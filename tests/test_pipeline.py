@@ -280,7 +280,7 @@ def test_a_green_night_builds_the_venv_once_and_keeps_everything(nights):
     assert summary.splitlines()[-2:] == [
         'GREEN: every case passed, every figure within its reference',
         '=' * 78]
-    for kept in ('reports/junit.xml', 'reframe.log', 'ci/history.csv',
+    for kept in ('reports/junit.xml', 'logs', 'ci/history.csv',
                  'ci/reframe.out', 'perflogs'):
         assert green.path('suite', 'output', kept).exists(), kept
     junit = ET.parse(green.path('suite', 'output', 'reports', 'junit.xml'))
@@ -328,7 +328,7 @@ def test_a_regressed_reference_turns_the_night_red(nights):
     stage = red.path('suite', 'output', 'stage', 'anyhost', 'default',
                      'builtin')
     assert [p.name for p in stage.glob('AbsoluteCheck_*/rfm_job.sh')]
-    assert red.path('suite', 'output', 'reframe.log').exists()
+    assert list(red.path('suite', 'output', 'logs').glob('reframe_*.log'))
     assert red.patch_applies.returncode == 0, red.patch_applies.stderr
 
 
@@ -381,7 +381,7 @@ def test_what_the_emulator_does_not_run_is_wired(nights):
     assert suite['artifacts']['reports']['junit'] == \
         'output/reports/junit.xml'
     assert suite['artifacts']['when'] == 'always'
-    assert {'output/stage/', 'output/reframe.log', 'output/perflogs/',
+    assert {'output/stage/', 'output/logs/', 'output/perflogs/',
             'output/reports/', 'output/ci/'} <= \
         set(suite['artifacts']['paths'])
     for name in ('suite', 'report', 'rebaseline'):

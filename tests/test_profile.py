@@ -55,6 +55,8 @@ def test_defaults_are_filled_and_hardware_comes_from_the_processor():
 
 GOOD = {'name': 'p', 'features': ['cpubind', 'corespec'],
         'resources': [{'name': 'core_spec', 'options': ['-S {cores}']}],
+        'processor': {'num_cpus': 4, 'num_cpus_per_core': 1,
+                      'num_sockets': 1, 'num_cpus_per_socket': 4},
         'extras': {'scratch_root': '/scratch/x',
                    'cpu_bind_options': ['--cpu-bind=cores']}}
 
@@ -62,22 +64,51 @@ GOOD = {'name': 'p', 'features': ['cpubind', 'corespec'],
 def broken(**changes):
     part = copy.deepcopy(GOOD)
     for key, value in changes.items():
-        if key == 'resources':
-            part['resources'] = value
-        elif key == 'features':
-            part['features'] = value
+        if key in ('resources', 'features'):
+            part[key] = value
+        elif key == 'processor':
+            if value is None:
+                del part['processor']
+            else:
+                part['processor'].update(value)
         else:
             part['extras'][key] = value
     return part
 
 
-@pytest.mark.parametrize('part,message', [
-    (broken(dd_cuont=5), "extras: unknown key 'dd_cuont'"),
+#: Every profile mistake tried, and the line that refuses it
+MISTAKES = [
+    (broken(dd_cuont=5), "extras: unknown key 'dd_cuont' (did you mean "
+     "'dd_count'?"),
     (broken(dd_count='10'), "extras.dd_count: '10' is not of type "
      "'integer'"),
     (broken(dd_count=0), 'extras.dd_count: 0 is less than the minimum of 1'),
+    (broken(dd_count=1024.0), "extras.dd_count: 1024.0 is not of type "
+     "'integer' (write the integer 1024)"),
+    (broken(features=['cpufreq'], cpu_freqs_khz=[1.2e6, 2.4e6]),
+     "extras.cpu_freqs_khz.0: 1200000.0 is not of type 'integer' (write the "
+     "integer 1200000)"),
+    (broken(features=['cpufreq'], cpu_freqs_khz=[1200000]),
+     'extras.cpu_freqs_khz: [1200000] is too short'),
     (broken(scratch_root='scratch'), "extras.scratch_root: 'scratch' does "
      "not match '^/'"),
+    (broken(ior_time_limit='an hour'), "extras.ior_time_limit: 'an hour' "
+     "does not match"),
+    (broken(account=42), "extras.account: 42 is not of type 'string'"),
+    (broken(features=['cpubind', 'corespc']), "unknown feature 'corespc' "
+     "(did you mean 'corespec'?"),
+    (broken(features=['lustr']), "unknown feature 'lustr' (did you mean "
+     "'lustre'?"),
+    (broken(processor=None), "no 'processor' entry: add num_cpus"),
+    (broken(processor={'num_cpus': 64.0}), "processor.num_cpus: 64.0 is not "
+     "of type 'integer' (write the integer 64)"),
+    (broken(processor={'num_sockets': None}), "processor.num_sockets: None "
+     "is not of type 'integer'"),
+    (broken(features=['spack'], spack_env='/s', spack_overlay='nosuch'),
+     'extras.spack_overlay: no overlay systems/spack/nosuch.yaml (write it '
+     'with `spack external find`'),
+    (broken(features=['spack'], spack_env='/s'), "feature +spack needs "
+     "extras['spack_overlay']"),
     (broken(cpu_bind_options=[]), "feature +cpubind needs "
      "extras['cpu_bind_options']"),
     (broken(resources=[]), "feature +corespec needs a 'core_spec' resource"),
@@ -87,13 +118,79 @@ def broken(**changes):
      "extras['cpu_freqs_khz']"),
     (broken(features=['mcdram'], numa_nodes={'dram': 0}),
      "extras.numa_nodes: 'mcdram' is a required property"),
-])
+]
+
+
+@pytest.mark.parametrize('part,message', MISTAKES)
 def test_a_mistake_is_one_line_naming_system_partition_and_key(part,
                                                                message):
     with pytest.raises(ProfileError) as err:
         schema.validate_partition('site', part)
     assert str(err.value).startswith('system site, partition p: ')
     assert message in str(err.value) and '\n' not in str(err.value)
+
+
+def test_a_site_feature_declared_as_its_own_is_not_refused():
+    schema.validate_partition('site', broken(
+        features=['cpubind', 'gpu'], site_features=['gpu']))
+
+
+def profiles(tmp_path, monkeypatch, **patterns):
+    '''A systems/ of the generic profile and one profile per
+    ``name=[patterns]``.'''
+    systems = tmp_path / 'systems'
+    systems.mkdir()
+    shutil.copy(os.path.join(ROOT, 'systems', 'generic.py'), systems)
+    for name, pats in patterns.items():
+        (systems / f'{name}.py').write_text(f'HOSTNAMES = {pats!r}\n')
+    monkeypatch.setattr(profile, 'SYSTEMS_DIR', str(systems))
+
+
+def test_a_host_two_profiles_claim_is_refused_naming_both(tmp_path,
+                                                          monkeypatch):
+    profiles(tmp_path, monkeypatch, alpha=[r'^login\d+$'],
+             beta=[r'^log', r'^x'])
+    with pytest.raises(ProfileError) as err:
+        profile.select(['reframe'], {}, 'login3')
+    assert str(err.value) == (
+        'host login3 matches the HOSTNAMES of 2 profiles (alpha: '
+        '^login\\d+$; beta: ^log, ^x): narrow the patterns, or pass --system')
+    assert profile.select(['reframe', '--system', 'beta'], {},
+                          'login3')[0] == 'beta'
+
+
+def test_a_slurm_host_no_profile_claims_is_refused_naming_them(
+        tmp_path, monkeypatch):
+    profiles(tmp_path, monkeypatch, alpha=[r'^login\d+$'], beta=[])
+    conf = tmp_path / 'slurm.conf'
+    conf.write_text('ClusterName=x\n')
+    environ = {'SLURM_CONF': str(conf)}
+    with pytest.raises(ProfileError) as err:
+        profile.select(['reframe'], environ, 'daint-ln1')
+    assert str(err.value) == (
+        f'host daint-ln1 runs Slurm ({conf}) but no profile\'s HOSTNAMES '
+        f'match it (alpha: ^login\\d+$; beta: none): add a pattern, write a '
+        f'profile (python -m iogap.profile new <system>), or pass --system '
+        f'anyhost for the generic one')
+    assert profile.select(['reframe', '--system', 'anyhost'], environ,
+                          'daint-ln1')[0] == 'generic'
+    if not any(os.path.exists(p) for p in profile.SLURM_CONFS):
+        assert profile.select(['reframe'], {}, 'daint-ln1')[0] == 'generic'
+
+
+def test_account_qos_reservation_and_mpi_type_are_profile_data(
+        restore_profile):
+    fragment = profile.load(['x', '--system', 'cori'],
+                            {'IOGAP_ACCOUNT': 'm1234',
+                             'IOGAP_RESERVATION': 'iogap'})
+    [knl] = [p for p in fragment['systems'][0]['partitions']
+             if p['name'] == 'knl']
+    assert {'--qos=regular', '--account=m1234', '--reservation=iogap'} <= \
+        set(knl['access'])
+    fragment = profile.load(['x', '--system', 'minicori'], {})
+    part = fragment['systems'][0]['partitions'][0]
+    assert ['SLURM_MPI_TYPE', 'pmix'] in part['env_vars']
+    assert not any(a.startswith('--account') for a in part['access'])
 
 
 def test_the_good_partition_and_the_shipped_profiles_pass(restore_profile):

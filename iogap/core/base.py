@@ -7,10 +7,12 @@ figure.
 '''
 
 import functools
+import inspect
 import os
 import re
 import shutil
 import signal
+import string
 
 import reframe as rfm
 import reframe.core.runtime as rt
@@ -20,7 +22,7 @@ from reframe.core.builtins import (fixture, run_after, run_before,
 from reframe.core.exceptions import SanityError
 
 from iogap import profile
-from iogap.core import scratch, steps
+from iogap.core import registry, scratch, steps
 from iogap.errors import ScratchError
 from iogap.tools import own
 from iogap.tools.provider import find_tool
@@ -105,6 +107,14 @@ class IogapTest(rfm.RunOnlyRegressionTest):
         params = case_params(self)
         self.valid_systems = [part.fullname for part in _runtime_parts()
                               if runs_on(type(self), params, part)]
+
+    @run_after('init')
+    def _described(self):
+        # What --describe and -t show: the family's own words, its figures
+        # (reported ones replace them before the performance stage)
+        darshan = getattr(self, 'darshan', 'on') == 'on'
+        describe(self, [f for f in getattr(self, 'figures', ())
+                        if darshan or not f.template.startswith('darshan')])
 
     def note(self, text):
         '''Add to :attr:`method`, which every perflog line carries.'''
@@ -218,6 +228,38 @@ class IogapTest(rfm.RunOnlyRegressionTest):
                     lambda n=name: self.results[n][0], unit)
                 for name, (_, unit) in self.results.items()
             }
+
+
+def describe(test, figures):
+    '''Give ``test`` a ``descr`` (its family's docstring), tags (the tool
+    family and, where the case has one, its I/O mode) and ``figures`` (a
+    :class:`iogap.core.figures.Figures`) as declared performance
+    variables.'''
+    owner = registry.get(registry.family_name(type(test)) or '') or \
+        type(test)
+    doc = inspect.getdoc(owner) or owner.__name__
+    test.descr = ' '.join(doc.split('\n\n')[0].split())
+    test.tags |= {getattr(test, 'TOOL', '') or owner.__module__.split('.')[1]}
+    if isinstance(getattr(test, 'mode', None), str):
+        test.tags.add(test.mode)
+
+    test.perf_variables = {
+        name: sn.make_performance_function(
+            lambda n=name: test.results[n][0], fig.unit)
+        for fig in figures for name in expand(fig)}
+
+
+def expand(figure):
+    '''Every name ``figure`` can take (a field of any integer stays a
+    ``{field}``).'''
+    names = ['']
+    for literal, field, _, _ in string.Formatter().parse(figure.template):
+        values = figure.fields.get(field, ()) if field else ()
+        values = [f'{{{field}}}'] if values is int or values is str else \
+            [str(v) for v in values] or ['']
+        names = [n + literal + v for n in names for v in values]
+
+    return names
 
 
 #: Scheduler states of a job that did not end by itself

@@ -18,7 +18,10 @@ from reframe.core.exceptions import SanityError
 PROBE = 'rank-probe.sh'
 
 _RANK = re.compile(r'^iogap-rank: rank=(\S+) host=(\S+) cpus=(\S+) '
-                   r'sockets=(\S+)\s*$', re.M)
+                   r'sockets=(\S+)(?: clock=(\S+)@(\w+))?.*$', re.M)
+
+#: A clock read within this share of the one asked for was applied
+CLOCK_TOLERANCE = 0.05
 
 
 #: Printed by the job script itself: the CPUs the whole job may use
@@ -51,10 +54,14 @@ def cpu_count(cpulist):
 
 
 def parse(text):
-    '''``[{'rank', 'host', 'cpus', 'sockets'}]`` ordered by rank.'''
+    '''``[{'rank', 'host', 'cpus', 'sockets', 'clock', 'clock_source'}]``
+    ordered by rank; ``clock`` in kHz, ``None`` where the host does not
+    expose it.'''
     ranks = [dict(rank=int(r) if r.isdigit() else r, host=h, cpus=c,
-                  sockets=set() if s == '?' else set(s.split(',')))
-             for r, h, c, s in _RANK.findall(text)]
+                  sockets=set() if s == '?' else set(s.split(',')),
+                  clock=int(k) if k.isdigit() else None,
+                  clock_source=src if k.isdigit() else None)
+             for r, h, c, s, k, src in _RANK.findall(text)]
     return sorted(ranks, key=lambda r: str(r['rank']).zfill(8))
 
 
@@ -104,3 +111,23 @@ def _check_sockets(pair, want, one_socket_node):
             f'placement: asked for ranks on {want} socket(s) but rank 0 ran '
             f'on socket {min(pair[0]["sockets"])} and rank 1 on socket '
             f'{min(pair[1]["sockets"])}')
+
+
+def check_clock(ranks, wanted_khz):
+    '''Sanity: every rank whose host exposes its clock ran within
+    :data:`CLOCK_TOLERANCE` of ``wanted_khz`` (``srun --cpu-freq``). Returns
+    what was read, for the test's method.'''
+    seen = [r for r in ranks if r['clock'] is not None]
+    for r in seen:
+        if abs(r['clock'] - wanted_khz) > CLOCK_TOLERANCE * wanted_khz:
+            raise SanityError(
+                f'asked for a CPU clock of {wanted_khz} kHz but rank '
+                f'{r["rank"]} on {r["host"]} ran at {r["clock"]} kHz (read '
+                f'from {r["clock_source"]}): the clock was not applied')
+
+    if not seen:
+        return 'clock=not exposed by the host'
+
+    clocks = sorted({r['clock'] for r in seen})
+    return (f'clock={clocks[0]}-{clocks[-1]} kHz' if len(clocks) > 1 else
+            f'clock={clocks[0]} kHz') + f' ({seen[0]["clock_source"]})'

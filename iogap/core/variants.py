@@ -149,6 +149,11 @@ class CpuClock(rfm.RegressionTestPlugin):
         self.job.launcher.options = [f'--cpu-freq={self.cpu_freq}',
                                      *self.job.launcher.options]
 
+    def check_clock(self, text):
+        '''Sanity: the clock each rank's probe read is the one asked for.'''
+        self.note(placement.check_clock(placement.parse(text),
+                                        self.cpu_freq))
+
 
 class LustreStriping(rfm.RegressionTestPlugin):
     #: Lustre striping of the test directory: the file system's default,

@@ -91,6 +91,7 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
         self.block_size = self.block_size or self.extra('dd_block_size')
         self.count = self.count or self.extra('dd_count')
         self.repetitions = self.repetitions or self.extra('repetitions')
+        self.time_limit = self.time_limit or self.extra('dd_time_limit')
         if self.mode == 'direct':
             if 'odirect' not in self.current_partition.features:
                 raise SkipTestError(self.extra('odirect_reason') or

@@ -29,3 +29,7 @@ class DDFrequencySweep(DDSingleStream, CpuClock):
     darshan = parameter(inherit_params=True, filter_params=lambda p: p[:1])
 
     reads = 0
+
+    def check_placement(self, text):
+        super().check_placement(text)
+        self.check_clock(text)

@@ -17,6 +17,7 @@ test says why), is skipped with a reason starting with
 the loggable ``not_applicable`` (run report) and written to the perflog.
 '''
 
+import inspect
 import logging
 import math
 
@@ -93,6 +94,11 @@ class Judgement(rfm.RunOnlyRegressionTest):
             pass
         raise SkipTestError(f'{NOT_APPLICABLE} {reason}')
 
+
+    def declared(self):
+        '''``{figure: unit}`` the judgement reports.'''
+        raise NotImplementedError
+
     @run_after('init')
     def depend_on_cases(self):
         system = rt.runtime().system
@@ -109,7 +115,14 @@ class Judgement(rfm.RunOnlyRegressionTest):
 
         # Runs beside the first case; the arithmetic is local
         self.valid_systems = [f'{system.name}:{self.cases()[0][1]}']
-        self.method = self.descr = self.provenance()
+        self.method = self.provenance()
+        what = inspect.getdoc(type(self)).split(';')[0].split('.')[0]
+        self.descr = f'{" ".join(what.split())} ({self.method})'
+        self.tags |= {'judge'}
+        self.perf_variables = {
+            name: sn.make_performance_function(
+                lambda n=name: self.verdicts[n][0], unit)
+            for name, unit in self.declared().items()}
         self.judgement = self.entry_name()
         ref = references.current()
         rates = [ref.rate_of(e) for e in self.entries_judged()] if ref else []
@@ -188,6 +201,9 @@ class AbsoluteCheck(Judgement):
     def entry_name(self):
         return target_name(self.target)
 
+    def declared(self):
+        return {var: e['unit'] for var, e in self.target[3].items()}
+
     def judged(self, figures):
         return {var: (figures[0][var], e['ref'], e['unit'])
                 for var, e in self.target[3].items()}
@@ -219,6 +235,9 @@ class RatioCheck(Judgement):
 
     def entry_name(self):
         return self.ratio['name']
+
+    def declared(self):
+        return {self.ratio['name']: self.ratio['unit']}
 
     def judged(self, figures):
         values = [next(iter(f.values())) for f in figures]
@@ -280,6 +299,9 @@ class FitCheck(Judgement):
     def entry_name(self):
         return self.fit['name']
 
+    def declared(self):
+        return {self.fit['name']: self.fit['unit']}
+
     def judged(self, figures):
         _, factor = schema.AXES[self.fit['over']]
         xs = [params[self.fit['over']] * factor
@@ -305,6 +327,9 @@ class MechanismCheck(Judgement):
 
     def entries_judged(self):
         return []       # a bound any healthy host meets: no noise model
+
+    def declared(self):
+        return {self.mechanism['name']: self.mechanism['unit']}
 
     def provenance(self):
         return self.mechanism['provenance']

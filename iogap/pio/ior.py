@@ -206,3 +206,8 @@ class IORFrequencySweep(IORBench, CpuClock):
                                                         if n == 1])
     cpu_bind = parameter(inherit_params=True, filter_params=lambda p: p[:1])
     darshan = parameter(inherit_params=True, filter_params=lambda p: p[:1])
+
+    def check_run(self):
+        text = super().check_run()
+        self.check_clock(text)
+        return text

@@ -83,8 +83,27 @@ def requested_system(argv, environ):
     return name.split(':')[0] if name else None
 
 
+#: Where a Slurm keeps its configuration when SLURM_CONF does not say
+SLURM_CONFS = ('/etc/slurm/slurm.conf', '/etc/slurm-llnl/slurm.conf')
+
+
+def slurm_conf(environ):
+    '''The Slurm configuration this host uses, or ``None``.'''
+    for path in (environ.get('SLURM_CONF'), *SLURM_CONFS):
+        if path and os.path.isfile(path):
+            return path
+
+    return None
+
+
+def _patterns(files):
+    return '; '.join(f'{stem}: {", ".join(hostnames(path)) or "none"}'
+                     for stem, path in files.items() if stem != GENERIC)
+
+
 def select(argv, environ, hostname=None):
-    '''The system file to load: ``(stem, path)``.'''
+    '''The system file to load: ``(stem, path)``. A host that two profiles
+    claim, or a Slurm host that none claims, is refused in one line.'''
     files = system_files()
     wanted = requested_system(argv, environ)
     if wanted == GENERIC_SYSTEM:
@@ -95,12 +114,47 @@ def select(argv, environ, hostname=None):
             (GENERIC, files[GENERIC])
 
     hostname = hostname or socket.gethostname()
-    for stem, path in files.items():
-        if stem != GENERIC and any(re.match(p, hostname)
-                                   for p in hostnames(path)):
-            return stem, path
+    claims = {stem: path for stem, path in files.items()
+              if stem != GENERIC and any(re.match(p, hostname)
+                                         for p in hostnames(path))}
+    if len(claims) > 1:
+        raise ProfileError(f'host {hostname} matches the HOSTNAMES of '
+                           f'{len(claims)} profiles ({_patterns(claims)}): '
+                           f'narrow the patterns, or pass --system')
+    if claims:
+        return claims.popitem()
+
+    conf = slurm_conf(environ)
+    if conf:
+        raise ProfileError(f'host {hostname} runs Slurm ({conf}) but no '
+                           f'profile\'s HOSTNAMES match it '
+                           f'({_patterns(files)}): add a pattern, write a '
+                           f'profile (python -m '
+                           f'iogap.profile new <system>), or pass --system '
+                           f'{GENERIC_SYSTEM} for the generic one')
 
     return GENERIC, files[GENERIC]
+
+
+#: Job options every Slurm job of a partition gets from its extras, or the
+#: environment variable that overrides them
+SLURM_OPTIONS = {'account': 'IOGAP_ACCOUNT', 'qos': 'IOGAP_QOS',
+                 'reservation': 'IOGAP_RESERVATION'}
+
+
+def _site_options(part, environ):
+    '''Account, QOS, reservation and srun's MPI plugin: profile data (or
+    the environment) turned into the partition's job options.'''
+    extras = part['extras']
+    for key, var in SLURM_OPTIONS.items():
+        value = environ.get(var) or extras[key]
+        extras[key] = value
+        if value and 'slurm' in part.get('scheduler', ''):
+            part.setdefault('access', []).append(f'--{key}={value}')
+
+    if extras['mpi_type']:
+        part['env_vars'] = [*part.get('env_vars', []),
+                            ['SLURM_MPI_TYPE', extras['mpi_type']]]
 
 
 def load(argv, environ):
@@ -120,6 +174,7 @@ def load(argv, environ):
             extras = part.setdefault('extras', {})
             for key in schema.EXTRAS:
                 extras.setdefault(key, copy.deepcopy(schema.default(key)))
+            _site_options(part, environ)
 
     _current = fragment['systems'][0]
     return fragment

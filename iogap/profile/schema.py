@@ -6,6 +6,9 @@ against them when it loads (one line naming system, partition and key), and
 ``python -m iogap.profile`` prints the tables of docs/profile.md.
 '''
 
+import difflib
+import os
+
 import jsonschema
 
 from iogap.errors import ProfileError
@@ -14,6 +17,7 @@ _STR_LIST = {'type': 'array', 'items': {'type': 'string'}}
 _SIZE = {'type': 'string', 'pattern': r'^[1-9][0-9]*[kKmMgG]?$'}
 _POS = {'type': 'integer', 'minimum': 1}
 _TIME = {'type': ['string', 'null'], 'pattern': r'^\d+[smhd]?$|^\d+:\d\d'}
+_OPT_STR = {'type': ['string', 'null']}
 _STRIPE = {'type': 'object', 'additionalProperties': False,
            'required': ['count', 'size'],
            'properties': {'count': {'type': 'integer', 'minimum': -1},
@@ -128,6 +132,22 @@ EXTRAS = {
                     'in the build job'),
     'darshan_unload': (_STR_LIST, [], 'modules to unload so that only the '
                        'suite\'s Darshan is preloaded'),
+    'dd_time_limit': (_TIME, None, 'job time limit of a dd case'),
+    'build_time_limit': (_TIME, '1h', 'time limit of the `+spack` build '
+                         'job'),
+    'build_cpus': (_POS, 4, 'CPUs of the `+spack` build job (`spack '
+                   'install -j`)'),
+    'account': (_OPT_STR, None, 'Slurm account of every job '
+                '(`--account`); `IOGAP_ACCOUNT` wins'),
+    'qos': (_OPT_STR, None, 'Slurm QOS of every job (`--qos`); '
+            '`IOGAP_QOS` wins'),
+    'reservation': (_OPT_STR, None, 'Slurm reservation of every job '
+                    '(`--reservation`); `IOGAP_RESERVATION` wins'),
+    'mpi_type': (_OPT_STR, None, 'the MPI plugin of `srun` '
+                 '(`SLURM_MPI_TYPE`: pmix, pmi2, ...; `srun --mpi=list`)'),
+    'site_features': (_STR_LIST, [], 'a site\'s own features (for its own '
+                      'checks): listed here, they are not refused as '
+                      'unknown'),
     'detectable_features': (_STR_LIST, [], 'features the profile detects on '
                             'the host when it loads: a reference to a case '
                             'that needs one the host lacks is skipped with a '
@@ -163,37 +183,89 @@ FEATURES = {
                 'preloaded around each I/O step'),
 }
 
-_VALIDATOR = jsonschema.Draft7Validator({
+# JSON's integers: 1.2e6 is a float, not a clock of 1200000 kHz
+_Validator = jsonschema.validators.extend(
+    jsonschema.Draft7Validator,
+    type_checker=jsonschema.Draft7Validator.TYPE_CHECKER.redefine(
+        'integer', lambda _, value: isinstance(value, int) and
+        not isinstance(value, bool)))
+
+_VALIDATOR = _Validator({
     'type': 'object',
     'additionalProperties': False,
     'required': ['scratch_root'],
     'properties': {k: s for k, (s, _, _) in EXTRAS.items()},
 })
 
+#: The hardware a partition's ``processor`` entry must give (``lscpu`` on a
+#: compute node): cores come from it, not from extras
+_PROCESSOR = _Validator({
+    'type': 'object',
+    'required': ['num_cpus', 'num_cpus_per_core', 'num_sockets',
+                 'num_cpus_per_socket'],
+    'properties': {k: _POS for k in ('num_cpus', 'num_cpus_per_core',
+                                     'num_sockets', 'num_cpus_per_socket')},
+})
+
+#: Where overlays live, and the command that writes a profile
+SPACK_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), 'systems', 'spack')
+GENERATE = 'python -m iogap.profile new <system>'
+
 
 def default(key):
     return EXTRAS[key][1]
 
 
-def validate_partition(system, part):
-    '''Raise a one-line :class:`ProfileError` for the first problem of a
-    partition's features, resources or extras.'''
-    where = f'system {system}, partition {part["name"]}'
-    extras = part.get('extras', {})
-    for err in sorted(_VALIDATOR.iter_errors(extras), key=str):
+def _fix(err):
+    '''How to mend a schema error, when it is plain.'''
+    value = err.instance
+    if err.validator == 'type' and isinstance(value, float) and \
+            value.is_integer() and 'integer' in str(err.validator_value):
+        return f' (write the integer {int(value)})'
+
+    return ''
+
+
+def _schema_error(where, what, validator, data):
+    for err in sorted(validator.iter_errors(data), key=str):
         key = '.'.join(str(p) for p in err.absolute_path)
         if err.validator == 'additionalProperties':
-            unknown = sorted(set(extras) - set(EXTRAS))
-            raise ProfileError(f'{where}: extras: unknown key '
-                               f'{unknown[0]!r} (known keys: docs/profile.md)')
+            unknown = sorted(set(data) - set(EXTRAS))[0]
+            close = difflib.get_close_matches(unknown, EXTRAS, 1)
+            hint = f'did you mean {close[0]!r}? ' if close else ''
+            raise ProfileError(f'{where}: {what}: unknown key {unknown!r} '
+                               f'({hint}known keys: docs/profile.md)')
 
-        raise ProfileError(f'{where}: extras{"." + key if key else ""}: '
-                           f'{err.message}')
+        raise ProfileError(f'{where}: {what}{"." + key if key else ""}: '
+                           f'{err.message}{_fix(err)}')
+
+
+def validate_partition(system, part):
+    '''Raise a one-line :class:`ProfileError` for the first problem of a
+    partition's processor, features, resources or extras.'''
+    where = f'system {system}, partition {part["name"]}'
+    extras = part.get('extras', {})
+    _schema_error(where, 'extras', _VALIDATOR, extras)
+    if 'processor' not in part:
+        raise ProfileError(f'{where}: no \'processor\' entry: add num_cpus, '
+                           f'num_cpus_per_core, num_sockets and num_cpus_per_'
+                           f'socket from `lscpu` on a compute node (or '
+                           f'{GENERATE})')
+    _schema_error(where, 'processor', _PROCESSOR, part['processor'])
 
     resources = {r['name'] for r in part.get('resources', [])}
+    own = set(extras.get('site_features', []))
     for feature in part.get('features', []):
-        if feature not in FEATURES:
+        if feature in own:
             continue    # a site's own feature: ours ignore it
+        if feature not in FEATURES:
+            close = difflib.get_close_matches(feature, FEATURES, 1)
+            hint = f'did you mean {close[0]!r}? ' if close else ''
+            raise ProfileError(f'{where}: unknown feature {feature!r} ({hint}'
+                               f'known features: docs/profile.md; a site\'s '
+                               f'own feature goes in extras[\'site_'
+                               f'features\'] too)')
 
         keys, needs, _ = FEATURES[feature]
         for key in keys:
@@ -209,6 +281,13 @@ def validate_partition(system, part):
             extras.get('max_nodes', 1) < 2):
         raise ProfileError(f'{where}: feature +multinode needs '
                            f'extras["max_nodes"] >= 2')
+
+    overlay = extras.get('spack_overlay')
+    path = os.path.join(SPACK_DIR, f'{overlay}.yaml')
+    if overlay and not os.path.exists(path):
+        raise ProfileError(f'{where}: extras.spack_overlay: no overlay '
+                           f'systems/spack/{overlay}.yaml (write it with '
+                           f'`spack external find`, or {GENERATE})')
 
 
 def markdown():

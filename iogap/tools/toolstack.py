@@ -71,6 +71,9 @@ class ToolStack(rfm.CompileOnlyRegressionTest):
         self.build_system = 'CustomBuild'
         self.keep_files = ['rfm_build.out', 'spack.lock']
         if self.provider == 'spack-fixture':
+            # The build job's share of the partition, as the profile says
+            self.build_time_limit = part.extras['build_time_limit']
+            self.build_job.num_cpus_per_task = part.extras['build_cpus']
             self.build_system.commands = [
                 *part.extras['spack_setup'],
                 f'{sys.executable} -m iogap.tools.spack build '

@@ -1,0 +1,166 @@
+'''What a Slurm cluster says of itself, asked from a login node.
+
+``scontrol`` gives the partitions, their nodes and the nodes' features and
+the controller's settings; one job step per partition (``srun -N1`` on one
+of its nodes) reads the node itself: ``lscpu``, the CPU clocks cpufreq
+offers, the file system under the scratch root (``findmnt``, ``lfs df``),
+whether the job may drop caches, and the MPI and HDF5 it finds. Core
+specialization and ``--cpu-freq`` are tried for real, each in a step of
+its own. Every command that fails stops the discovery in one line.
+'''
+
+import re
+import shlex
+import subprocess
+
+from iogap.errors import ProfileError
+
+#: Asked on the node, each section under its own header
+NODE_PROBE = r'''
+d=$1; while [ ! -d "$d" ]; do d=$(dirname "$d"); done
+echo "== lscpu"; lscpu
+echo "== uid"; id -u
+echo "== fs"; findmnt -n -o FSTYPE,SOURCE,TARGET -T "$d"
+echo "== lfs"; command -v lfs >/dev/null && lfs df "$d" 2>&1 | tail -3
+echo "== dropcaches"; [ -w /proc/sys/vm/drop_caches ] && echo yes || echo no
+echo "== clocks"
+f=/sys/devices/system/cpu/cpu0/cpufreq
+cat $f/scaling_available_frequencies 2>/dev/null ||
+    cat $f/cpuinfo_min_freq $f/cpuinfo_max_freq 2>/dev/null | paste -sd' ' -
+echo "== governors"; cat $f/scaling_available_governors 2>/dev/null
+echo "== mpirun"; mpirun --version 2>/dev/null | head -1; command -v mpirun
+echo "== dd"; dd --version 2>/dev/null | head -1; command -v dd
+echo "== h5pcc"; h5pcc -showconfig 2>/dev/null |
+    grep -E "HDF5 Version|Parallel HDF5"; command -v h5pcc
+echo "== numactl"; command -v numactl
+true
+'''
+
+_KV = re.compile(r'(\w+)=(.*?)(?= \w+=|$)')
+
+
+def run(cmd, timeout=300):
+    '''stdout of ``cmd`` (a list), or one line saying what failed.'''
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True,
+                              timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise ProfileError(f'{shlex.join(cmd)}: {err}') from None
+    if proc.returncode != 0:
+        said = (proc.stderr.strip() or proc.stdout.strip() or
+                f'exit code {proc.returncode}').splitlines()[-1]
+        raise ProfileError(f'{shlex.join(cmd)} failed: {said}')
+
+    return proc.stdout
+
+
+def records(text):
+    '''``scontrol -o show ...``: one ``{key: value}`` per line.'''
+    return [{k: v.strip() for k, v in _KV.findall(line.strip())}
+            for line in text.splitlines() if line.strip()]
+
+
+def config(text):
+    '''``scontrol show config``: ``{key: value}``.'''
+    pairs = (line.split('=', 1) for line in text.splitlines()
+             if ' = ' in line)
+    return {k.strip(): v.strip() for k, v in pairs}
+
+
+def sections(text):
+    '''The node probe's output: ``{section: [lines]}``.'''
+    found, current = {}, None
+    for line in text.splitlines():
+        if line.startswith('== '):
+            current = found.setdefault(line[3:].strip(), [])
+        elif current is not None and line.strip():
+            current.append(line.strip())
+
+    return found
+
+
+def lscpu(lines):
+    '''A ReFrame ``processor`` entry from ``lscpu`` lines.'''
+    info = dict(line.split(':', 1) for line in lines if ':' in line)
+    info = {k.strip(): v.strip() for k, v in info.items()}
+    try:
+        sockets = int(info['Socket(s)'])
+        cores = int(info['Core(s) per socket']) * sockets
+        threads = int(info['Thread(s) per core'])
+    except (KeyError, ValueError) as err:
+        raise ProfileError(f'lscpu on the node gave no {err}') from None
+
+    return {'arch': info.get('Architecture', ''), 'num_cpus': cores * threads,
+            'num_cpus_per_core': threads, 'num_sockets': sockets,
+            'num_cpus_per_socket': cores * threads // sockets,
+            'model': info.get('Model name', '')}
+
+
+def mpi_type(listing):
+    '''srun's MPI plugin for the tools: PMIx, else PMI-2, else none.'''
+    names = re.findall(r'^\s*(\w+)\s*$', listing, re.M)
+    for want in ('pmix', 'pmi2'):
+        if want in names:
+            return want
+
+    return None
+
+
+class Cluster:
+    '''The cluster as Slurm describes it, asked through ``srun`` steps.'''
+
+    def __init__(self):
+        self.config = config(run(['scontrol', 'show', 'config']))
+        self.nodes = records(run(['scontrol', '-o', 'show', 'node']))
+        self.partitions = [p for p in records(run(
+            ['scontrol', '-o', 'show', 'partition']))
+            if p.get('State') == 'UP']
+        self.mpi = mpi_type(run(['srun', '--mpi=list']))
+
+    def allows(self, key):
+        return self.config.get(key, '').lower() in ('yes', '1')
+
+    def nodes_of(self, partition):
+        return [n for n in self.nodes
+                if partition in n.get('Partitions', '').split(',')]
+
+    def features_of(self, partition):
+        '''Node features every node of the partition has.'''
+        sets = [set(n.get('AvailableFeatures', '').split(',')) - {'(null)',
+                                                                   ''}
+                for n in self.nodes_of(partition)]
+        return sorted(set.intersection(*sets)) if sets else []
+
+    def step(self, partition, *command, options=(), timeout=300,
+             minutes=5):
+        '''stdout of a one-task step on one node of ``partition``.'''
+        mpi = [f'--mpi={self.mpi or "none"}']
+        return run(['srun', '-p', partition, '-N1', '-n1', '-t',
+                    str(minutes), '--exclusive', *mpi, *options, *command],
+                   timeout=timeout)
+
+    def probe(self, partition, scratch):
+        return sections(self.step(partition, 'bash', '-c', NODE_PROBE,
+                                  'probe', scratch))
+
+    def core_spec_works(self, partition):
+        '''A job may reserve a core (AllowSpecResourcesUsage, and a step
+        that asks for it runs).'''
+        if not self.allows('AllowSpecResourcesUsage'):
+            return False
+        try:
+            self.step(partition, 'true', options=['--core-spec=1'])
+            return True
+        except ProfileError:
+            return False
+
+    def clock_applied(self, partition, khz):
+        '''The clock a ``--cpu-freq`` step ran at, in kHz, or ``None``.'''
+        try:
+            out = self.step(partition, 'bash', '-c',
+                            'cat /sys/devices/system/cpu/cpu$(cut -d" " '
+                            '-f39 /proc/self/stat)/cpufreq/scaling_cur_freq',
+                            options=[f'--cpu-freq={khz}'])
+            return int(out.split()[0])
+        except (ProfileError, ValueError, IndexError):
+            return None
