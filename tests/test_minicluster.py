@@ -75,7 +75,10 @@ def listing(tmp_path_factory):
 
 
 def listed(run, pattern):
-    return [ln for ln in run.stdout.splitlines()
+    '''Listed cases matching ``pattern``: ReFrame shows a case that a
+    judgement depends on under it (``^Name``), as ``- Name`` here.'''
+    lines = [re.sub(r'^\s*\^', '- ', ln) for ln in run.stdout.splitlines()]
+    return [ln for ln in lines
             if ln.startswith('- ') and re.search(pattern, ln)]
 
 
