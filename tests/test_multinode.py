@@ -28,6 +28,7 @@ import pytest
 
 from conftest import ROOT, cases, needs_tools, perf, run_reframe
 from iogap.core import placement
+from iogap.tools import own
 from test_minicori import job_file, variant
 
 pytestmark = pytest.mark.reframe
@@ -173,7 +174,7 @@ def test_cluster_up_with_nodes_in_namespaces_and_cpusets(cluster):
 
     # Tasks of a 2-node step: on n1 and n2, each on its own CPU
     srun = cluster.client('srun', '-p', 'knl', '-L', 'host', '-N2', '-n2',
-                          'sh', '-c', placement.PROBE)
+                          'sh', own.source(placement.PROBE))
     ranks = placement.parse(srun.stdout)
     assert {(r['host'], r['cpus']) for r in ranks} == {('n1', '0'),
                                                         ('n2', '1')}, srun
