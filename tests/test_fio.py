@@ -99,7 +99,8 @@ def test_threads_on_one_core_are_measured_and_their_ratio_judged(tmp_path):
             'name': 'fio_8_over_1_thread_one_core_read_bw',
             'numerator': {**side, 'params': {'threads': 8}},
             'denominator': {**side, 'params': {'threads': 1}},
-            'ref': [1.5, 0, None], 'unit': 'ratio', 'provenance': 'test'}],
+            'ref': [1.5, 0, None], 'unit': 'ratio', 'provenance': 'test',
+            'noise': {'expected': 3.0, 'cv': 0.01, 'source': 'test'}}],
         'noise': [{'var': '*', 'cv': 0.01, 'source': 'test'}]},
         sort_keys=False))
     run = run_reframe(tmp_path, '-n', 'FioThreads|RatioCheck.*fio', '-S',
