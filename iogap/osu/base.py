@@ -13,6 +13,7 @@ PATH, in OSU's own ``libexec/osu-micro-benchmarks/mpi/<category>/`` layout.
 
 import os
 
+import reframe.utility.typecheck as typ
 from reframe.core.builtins import (run_after, run_before, sanity_function,
                                    variable)
 from reframe.core.exceptions import SanityError, SkipTestError
@@ -67,7 +68,7 @@ class OSUBase(IogapTest, CoreSpec, CpuBind):
     warmup = variable(int, type(None), value=None)
 
     #: Run OSU's data validation (``-c``) before the measurement
-    validation = variable(bool, value=True)
+    validation = variable(typ.Bool, value=True)
 
     #: Iterations of the validation run (``-c`` checks each one, slowly)
     validation_iterations = variable(int, value=10)
