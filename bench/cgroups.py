@@ -2,6 +2,9 @@
 scratch device, a CPU quota.'''
 
 import os
+import subprocess
+import sys
+import time
 
 CGROUP = '/sys/fs/cgroup'
 NAME = f'iogap-bench-{os.getpid()}'
@@ -54,6 +57,20 @@ def enter(groups):
     for group in groups:
         with open(os.path.join(group, 'cgroup.procs'), 'w') as fp:
             fp.write(str(os.getpid()))
+
+
+def reframe_in(groups, root, scratch, out, tag, *args):
+    '''``reframe -C reframe_config.py *args -r`` from checkout ``root``,
+    inside ``groups``, with ``scratch`` as its scratch root, writing under
+    ``out/tag``; says how long it took.'''
+    env = dict(os.environ, IOGAP_OUTPUT=os.path.join(out, tag),
+               IOGAP_SCRATCH=scratch, RFM_COLORIZE='n')
+    start = time.time()
+    subprocess.run([os.path.join(root, '.venv', 'bin', 'reframe'), '-C',
+                    'reframe_config.py', *args, '-r'], cwd=root, env=env,
+                   preexec_fn=lambda: enter(groups),
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    print(f'{tag}: {time.time() - start:.0f} s', file=sys.stderr)
 
 
 def remove(groups):

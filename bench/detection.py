@@ -25,10 +25,8 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -94,22 +92,8 @@ def run(tag, out, root, runs, select, groups=()):
         print(f'{tag}: reusing {reports}', file=sys.stderr)
         return load(reports)
 
-    env = dict(os.environ, IOGAP_OUTPUT=os.path.join(out, tag),
-               IOGAP_SCRATCH=root, RFM_COLORIZE='n')
-
-    def enter():
-        for group in groups:
-            with open(os.path.join(group, 'cgroup.procs'), 'w') as fp:
-                fp.write(str(os.getpid()))
-
-    start = time.time()
-    subprocess.run([os.path.join(ROOT, '.venv', 'bin', 'reframe'), '-C',
-                    'reframe_config.py', *select, *SIZE, '--repeat',
-                    str(runs), '-r'],
-                   cwd=ROOT, env=env, preexec_fn=enter,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    print(f'{tag}: {runs} runs in {time.time() - start:.0f} s',
-          file=sys.stderr)
+    cgroups.reframe_in(groups, ROOT, root, out, tag, *select, *SIZE,
+                       '--repeat', str(runs))
     return load(reports)
 
 

@@ -30,9 +30,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from bench import cgroups   # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BLKIO = '/sys/fs/cgroup/blkio'
@@ -93,23 +95,9 @@ class Setups:
 
 def run(tag, out, scratch, groups, args):
     '''``reframe --repeat`` on one set-up; its run report.'''
-    env = dict(os.environ, IOGAP_OUTPUT=os.path.join(out, tag),
-               IOGAP_SCRATCH=scratch, RFM_COLORIZE='n')
-
-    def enter():
-        for group in groups:
-            with open(os.path.join(group, 'cgroup.procs'), 'w') as fp:
-                fp.write(str(os.getpid()))
-
-    start = time.time()
-    subprocess.run([os.path.join(ROOT, '.venv', 'bin', 'reframe'), '-C',
-                    'reframe_config.py', *SELECT, '-S',
-                    f'DDSingleStream.count={args.count}', '--repeat',
-                    str(args.runs), '-r'], cwd=ROOT, env=env,
-                   preexec_fn=enter, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
-    print(f'{tag}: {args.runs} runs in {time.time() - start:.0f} s',
-          file=sys.stderr)
+    cgroups.reframe_in(groups, ROOT, scratch, out, tag, *SELECT, '-S',
+                       f'DDSingleStream.count={args.count}', '--repeat',
+                       str(args.runs))
     reports = os.path.join(out, tag, 'reports')
     [name] = os.listdir(reports)
     with open(os.path.join(reports, name)) as fp:
