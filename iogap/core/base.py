@@ -19,7 +19,7 @@ import reframe.core.runtime as rt
 import reframe.utility.sanity as sn
 from reframe.core.builtins import (fixture, run_after, run_before,
                                    variable)
-from reframe.core.exceptions import SanityError
+from reframe.core.exceptions import SanityError, SkipTestError
 
 from iogap import profile
 from iogap.core import registry, scratch, steps
@@ -199,6 +199,17 @@ class IogapTest(rfm.RunOnlyRegressionTest):
                 return fp.read()
         except FileNotFoundError:
             return ''
+
+    def measured_output(self, tool):
+        '''Sanity: the job's stdout, once the job neither declined to
+        measure (``iogap-skip:``, a skip with its reason) nor failed.'''
+        text = self.read('stdout')
+        reason = steps.skip_reason(text)
+        if reason:
+            raise SkipTestError(reason)
+
+        self.assert_exit_ok(tool)
+        return text
 
     def assert_exit_ok(self, tool):
         '''Sanity: the job exited 0; otherwise say how it ended and quote

@@ -123,12 +123,7 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
 
     def steps(self):
         '''Every dd step, checked: whole, plausible, on disk.'''
-        text = self.read('stdout')
-        reason = steps.skip_reason(text)
-        if reason:
-            raise SkipTestError(reason)
-
-        self.assert_exit_ok('dd')
+        text = self.measured_output('dd')
         found = steps.parse(text)
         expected = self.repetitions * (2 + self.reads)
         if len(found) != expected:

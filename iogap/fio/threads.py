@@ -11,7 +11,7 @@ finding is a ratio: N threads over one thread on the same core.
 
 from reframe.core.builtins import (parameter, run_after, run_before,
                                    sanity_function, variable)
-from reframe.core.exceptions import SanityError, SkipTestError
+from reframe.core.exceptions import SanityError
 
 from iogap import profile
 from iogap.core import placement, registry, steps
@@ -110,12 +110,7 @@ class FioThreads(IogapTest):
 
     @sanity_function
     def validate(self):
-        text = self.read('stdout')
-        reason = steps.skip_reason(text)
-        if reason:
-            raise SkipTestError(reason)
-
-        self.assert_exit_ok('fio')
+        text = self.measured_output('fio')
         ranks = placement.parse(text)
         placement.check(ranks, 1, 1)
         cpu = ranks[0]['cpus'].split(',')[0].split('-')[0]
