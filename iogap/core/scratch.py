@@ -25,9 +25,12 @@ DIR_PREFIX = 'iogap.'
 #: The file that marks a root as the suite's
 MARKER = '.iogap-scratch'
 
-#: Lock files: one run at a time per root and per output directory; one
-#: I/O job at a time per host
-RUN_LOCK, IO_LOCK = '.iogap-run.lock', '.iogap-io.lock'
+#: Lock file: one run at a time per root and per output directory
+RUN_LOCK = '.iogap-run.lock'
+
+#: Where the host-wide I/O locks live, one per device (major:minor), the
+#: first writable of these: one I/O job at a time per device of this host
+IO_LOCK_DIRS = ('/run/lock', '/var/lock', '/tmp')
 
 _SYSTEM_DIRS = ('/', '/bin', '/boot', '/dev', '/etc', '/home', '/lib',
                 '/lib32', '/lib64', '/media', '/mnt', '/opt', '/proc',
@@ -189,7 +192,7 @@ def job_guard(root, tag, watch_pid=None, io_lock=False):
     '''Shell lines that check the root inside the job, make the test's
     directory, record its owner and remove it on any exit. ``watch_pid``
     (reframe, for jobs on its host) ends the job when that process dies;
-    ``io_lock`` waits for other I/O jobs of this host.'''
+    ``io_lock`` waits for other I/O jobs on the root's device.'''
     lines = [
         'set -o errexit -o pipefail',
         f'iogap_root={shlex.quote(root)}',
@@ -234,11 +237,35 @@ def job_guard(root, tag, watch_pid=None, io_lock=False):
         '"$IOGAP_DIR/.owner"',
         'echo "iogap-scratch: $IOGAP_DIR"',
     ]
-    if io_lock:
-        lines += [f'exec 9>>"$iogap_root/{IO_LOCK}"',
-                  'flock 9 || iogap_fail "cannot lock $iogap_root"']
+    return lines + (io_lock_lines() if io_lock else [])
 
-    return lines
+
+def io_lock_lines():
+    '''Shell lines that take this host's I/O lock for the device the
+    scratch root lives on, whatever root or output a run uses, waiting with
+    a line naming the holder while another job has it.'''
+    return [
+        'iogap_dev=$((16#$(stat -c %D "$iogap_root")))',
+        'iogap_dev="$(( (iogap_dev >> 8) & 0xfff | (iogap_dev >> 32) & '
+        '~0xfff )):$(( iogap_dev & 0xff | (iogap_dev >> 12) & ~0xff ))"',
+        f'for iogap_lock in {" ".join(IO_LOCK_DIRS)}; do',
+        '  [ ! -w "$iogap_lock" ] || break',
+        'done',
+        'iogap_lock="$iogap_lock/iogap-io-$iogap_dev.lock"',
+        'exec 9>>"$iogap_lock" || iogap_fail "cannot open the I/O lock '
+        '$iogap_lock"',
+        'iogap_waited=$SECONDS',
+        'if ! flock -n 9; then',
+        '  echo "iogap: waiting for the I/O lock of device $iogap_dev '
+        '($iogap_root), held by $(cat "$iogap_lock.holder" 2>/dev/null || '
+        'echo another job)" >&2',
+        '  flock 9 || iogap_fail "cannot take the I/O lock $iogap_lock"',
+        'fi',
+        'echo "pid=$$ root=$iogap_root job=$PWD since=$(date +%FT%T)" > '
+        '"$iogap_lock.holder"',
+        'echo "iogap-io-lock: device=$iogap_dev lock=$iogap_lock '
+        'waited=$((SECONDS - iogap_waited))s"',
+    ]
 
 
 def scratch_dirs(text):
