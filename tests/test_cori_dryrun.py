@@ -140,3 +140,16 @@ def test_the_tool_stack_is_built_by_a_job_on_the_partition(tmp_path, part,
     assert re.search(rf'^cp \S+/iogap-spack/{part}/spack.lock \.$', text,
                      re.M)
     assert '/share/spack/setup-env.sh' in text
+
+
+def test_every_job_has_a_time_limit_set_from_its_size(scripts):
+    '''Cori gives IOR its own limit; dd's comes from its bytes
+    (iogap.core.base.time_limit), so a hung dd fails its case in time.'''
+    from iogap.core.base import time_limit
+    for (name, params, part), text in scripts.items():
+        assert re.search(r'^#SBATCH --time=\S+$', text, re.M), \
+            f'{name} {params} on {part} has no time limit'
+    [text] = pick(scripts, 'DDSingleStream', 'knl', **base(mode='dsync'))
+    seconds = time_limit(2**20 * 10000 * 3 * 4)   # 10 GB, 3 reps, 4 passes
+    hms = f'{seconds // 3600}:{seconds // 60 % 60}:{seconds % 60}'
+    assert f'#SBATCH --time={hms}' in text

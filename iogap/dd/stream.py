@@ -130,6 +130,8 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
 
         self.file_bytes = block_bytes(self.block_size) * self.count
         self.scratch_bytes = self.file_bytes
+        self.moved_bytes = (self.file_bytes * self.repetitions *
+                            (1 + self.reads))
         # numactl, for a memory variant, wraps the whole stream
         self.executable = ' '.join([*self.memory_wrapper(), './dd-stream.sh'])
         write, read = MODE_FLAGS[self.mode]
@@ -139,11 +141,12 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
             '--dd', self.tool('dd'), '--file', '"$IOGAP_DIR/dd.dat"',
             '--bs', self.block_size, '--count', str(self.count),
             '--reps', str(self.repetitions), '--reads', str(self.reads),
+            '--calibrations', str(steps.CALIBRATIONS),
             '--evict', evict, *(['--write-flags', write] if write else []),
             *(['--read-flags', read] if read else []),
             *(['--odirect-probe'] if self.mode == 'direct' else []),
             *(['--darshan', self.darshan_lib] if self.darshan == 'on'
-              else []), '--calibrations', str(steps.CALIBRATIONS),
+              else []),
         ]
         self.env_vars['LC_ALL'] = 'C'     # dd's summary in one format
         self.prerun_cmds += [placement.JOB_CPUS]

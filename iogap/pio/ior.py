@@ -60,6 +60,9 @@ class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
             self.block_size, self.transfer_size, self.mode == 'direct')
         self.repetitions = self.repetitions or self.extra('repetitions')
         self.scratch_bytes = self.num_tasks * self.block_bytes
+        # Each write is read back (-W), each read pass read twice (-R)
+        self.moved_bytes = self.scratch_bytes * 2 * (self.repetitions +
+                                                     READ_PASSES)
         self.dd = self.tool('dd')
         self.ior = self.tool('ior')     # last: IOR's provider logged
         self.executable = ' '.join([*self.darshan_env('write'), self.ior])
