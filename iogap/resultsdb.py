@@ -10,6 +10,7 @@ is locked by another process or cannot be written. A missing one is new.
 import os
 import shutil
 import sqlite3
+from contextlib import closing
 
 from iogap.errors import IogapError
 
@@ -31,7 +32,7 @@ def _restore(path):
     good = path + LAST_GOOD
     if os.path.isfile(good):
         return f'restore the last good copy: cp -p {good} {path}'
-    return f'restore it from a backup, or move it away to start a new history'
+    return 'restore it from a backup, or move it away to start a new history'
 
 
 def _refuse(path, why):
@@ -71,7 +72,7 @@ def check(path):
             os.path.dirname(os.path.abspath(path)), os.W_OK):
         _refuse(path, 'is not writable (it or its directory)')
     try:
-        with sqlite3.connect(path, timeout=BUSY_SECONDS) as conn:
+        with closing(sqlite3.connect(path, timeout=BUSY_SECONDS)) as conn:
             # An exclusive transaction: waits for, then names, another writer
             conn.execute('BEGIN IMMEDIATE')
             found = conn.execute('PRAGMA integrity_check').fetchall()
@@ -99,7 +100,8 @@ def stored(path, uuid):
         return f'the results database {path} does not exist'
     try:
         uri = f'file:{os.path.abspath(path)}?mode=ro'
-        with sqlite3.connect(uri, uri=True, timeout=BUSY_SECONDS) as conn:
+        with closing(sqlite3.connect(uri, uri=True,
+                                     timeout=BUSY_SECONDS)) as conn:
             row = conn.execute('SELECT 1 FROM sessions WHERE uuid = ?',
                                (uuid,)).fetchone()
     except sqlite3.DatabaseError as err:
@@ -118,8 +120,9 @@ def keep_copy(path):
     good = path + LAST_GOOD
     part = good + '.part'
     try:
-        with sqlite3.connect(f'file:{os.path.abspath(path)}?mode=ro',
-                             uri=True) as src, sqlite3.connect(part) as dst:
+        with closing(sqlite3.connect(f'file:{os.path.abspath(path)}?mode=ro',
+                                     uri=True)) as src, \
+                closing(sqlite3.connect(part)) as dst:
             src.backup(dst)
         os.replace(part, good)
     except (OSError, sqlite3.Error) as err:

@@ -104,3 +104,19 @@ def guard(output, db):
             os._exit(1)
 
     atexit.register(at_exit)
+
+
+def replace_file(path, text):
+    '''Write ``text`` to ``path`` whole or not at all: a full or read-only
+    file system leaves what was there before.'''
+    part = f'{path}.part{os.getpid()}'
+    try:
+        with open(part, 'w') as fp:
+            fp.write(text)
+            fp.flush()
+            os.fsync(fp.fileno())
+        os.replace(part, path)
+    except OSError:
+        if os.path.exists(part):
+            os.remove(part)
+        raise

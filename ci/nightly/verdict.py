@@ -5,13 +5,13 @@ the reference file (``expected_skips``, missing: 0). Red when a case
 failed, a figure regressed, more cases skipped than expected, a tool
 vanished (a skip saying "not found"), or nothing was judged.'''
 
-import json
 import os
 import re
 
 import yaml
 
 from ci.nightly.night import shown
+from iogap.report import load
 
 #: ``[     SKIP ] (2/5) <name> /<hash> @<sysenv> [<reason>]``
 _SKIP = re.compile(r'^\[\s*SKIP\s*\] \(\d+/\d+\) (.+?) (?:/\w+ )?@(\S+) '
@@ -79,8 +79,22 @@ def judge(report_path, stdout_path, reference_path, returncode=0):
                    f'night did not run; see its output above')
         return lines + [f'RED: {r}' for r in red], True
 
-    with open(report_path) as fp:
-        report = json.load(fp)
+    try:
+        report = load.read_report(report_path)
+    except load.InputError as err:
+        red.append(f'the run report is unusable: {err}')
+        return lines + [f'RED: {r}' for r in red], True
+    try:
+        return _judge(report, report_path, stdout_path, expected,
+                      returncode, lines, red)
+    except (KeyError, IndexError, TypeError, ValueError) as err:
+        red.append(f'the run report {report_path} is not one ReFrame wrote '
+                   f'(no {err})')
+        return lines + [f'RED: {r}' for r in red], True
+
+
+def _judge(report, report_path, stdout_path, expected, returncode, lines,
+           red):
     cases = final_cases(report)
     info = report['session_info']
     lines.append(f'run report {shown(report_path)} (session {info.get("uuid")})')
@@ -102,7 +116,7 @@ def judge(report_path, stdout_path, reference_path, returncode=0):
     if broken:
         red.append(f'{len(broken)} failed case(s)')
 
-    skipped = [tc for tc in report['runs'][0]['testcases']
+    skipped = [tc for run in report['runs'][:1] for tc in run['testcases']
                if tc['result'] == 'skip']
     reasons = skip_reasons(stdout_path)
     for name, sysenv, reason in reasons:
