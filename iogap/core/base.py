@@ -161,6 +161,7 @@ class IogapTest(rfm.RunOnlyRegressionTest):
 
         tag = re.sub(r'[^A-Za-z0-9_-]', '_', self.unique_name)
         shutil.copy(steps.JOB_SH, self.stagedir)
+        shutil.copy(steps.RANKED, self.stagedir)
         self.prerun_cmds = [steps.source()] + scratch.job_guard(
             root, tag, watch_pid=os.getpid() if self.is_local else None,
             io_lock=self.is_local) + self.prerun_cmds

@@ -33,12 +33,17 @@ iogap_begin() {
 }
 iogap_end() {
     iogap_now
-    echo "iogap-time: seconds=$(awk -v a="$iogap_t0" -v b="$iogap_wall" \
-        -v c="$iogap_u0" -v d="$iogap_up" 'BEGIN {s = b - a; m = d - c
+    echo "iogap-time: seconds=$(iogap_elapsed "$iogap_t0" "$iogap_u0")"
+}
+
+# iogap_elapsed WALL0 UP0: seconds from that iogap_now to the last one
+iogap_elapsed() {
+    awk -v a="$1" -v b="$iogap_wall" -v c="$2" -v d="$iogap_up" 'BEGIN {
+        s = b - a; m = d - c
         if (s < m - 0.02 || s > m + 0.02) {
             print "iogap: the wall clock moved by " s - m " s during the " \
                 "step: timed by the monotonic clock" > "/dev/stderr"; s = m }
-        printf "%.6f", s}')"
+        printf "%.6f", s}'
 }
 
 # iogap_run FIELD=VALUE... -- COMMAND...: label, run and time one step

@@ -27,8 +27,12 @@ from reframe.core.exceptions import SanityError
 #: The shell library every job sources
 JOB_SH = os.path.join(os.path.dirname(__file__), 'job.sh')
 
+#: The wrapper every rank of a launched step runs its tool in
+RANKED = os.path.join(os.path.dirname(__file__), 'ranked.sh')
+
 _LABEL = re.compile(r'^iogap-step:((?: [\w.-]+=\S+)+)\s*$')
 _TIME = re.compile(r'^iogap-time: seconds=([0-9.]+)\s*$', re.M)
+_RANK_TIME = re.compile(r'^iogap-rank-time: seconds=([0-9.]+)\s*$', re.M)
 _BYTES = re.compile(r'^iogap-bytes: length=(\d+) allocated=(\d+)\s*$', re.M)
 _SKIP = re.compile(r'^iogap-skip: (.*)$', re.M)
 
@@ -45,6 +49,12 @@ class Step:
 
     @property
     def seconds(self):
+        '''The harness's time of the step: for a launched step the least
+        any rank took (each rank's time holds the whole I/O phase, between
+        the tool's barriers), else the step's own.'''
+        ranks = _RANK_TIME.findall(self.text)
+        if ranks:
+            return min(float(r) for r in ranks)
         m = _TIME.search(self.text)
         return float(m.group(1)) if m else None
 
@@ -73,6 +83,11 @@ def run(command, **labels):
     (values may be shell variables, e.g. ``rep='$rep'``).'''
     words = ' '.join(f'{k}={v}' for k, v in labels.items())
     return f'iogap_run {words} -- {command}'
+
+
+def ranked(command):
+    '''``command`` as each rank runs it: timed in the rank.'''
+    return f'./{os.path.basename(RANKED)} {command}'
 
 
 def source():
