@@ -85,9 +85,10 @@ def check(path):
                           f'{BUSY_SECONDS} s)')
         _refuse(path, f'cannot be read by SQLite ({err})')
     except sqlite3.DatabaseError as err:
-        _refuse(path, f'is corrupt ({err})')
+        _refuse(path, f'is corrupt ({" ".join(str(err).split())})')
     if [r[0] for r in found] != ['ok']:
-        _refuse(path, f'fails PRAGMA integrity_check ({found[0][0]})')
+        _refuse(path, f'fails PRAGMA integrity_check '
+                      f'({" ".join(found[0][0].split())})')
     if tables and not {'sessions', 'testcases', 'metadata'} <= tables:
         _refuse(path, f'is an SQLite database but not ReFrame\'s (tables: '
                       f'{", ".join(sorted(tables)[:4])})')

@@ -8,6 +8,8 @@ directory that records its owner, is removed by a trap on exit, and, for
 jobs on this host, is given up when reframe itself dies (a watchdog ends
 the job's process group). A run holds an advisory lock on its root and on
 its output directory, and removes what runs killed outright left behind.
+Every I/O job of a host takes the lock of the device its root lives on, so
+runs on different roots of one disk never measure at the same time.
 '''
 
 import datetime
@@ -264,7 +266,7 @@ def io_lock_lines():
         'echo "pid=$$ root=$iogap_root job=$PWD since=$(date +%FT%T)" > '
         '"$iogap_lock.holder"',
         'echo "iogap-io-lock: device=$iogap_dev lock=$iogap_lock '
-        'waited=$((SECONDS - iogap_waited))s"',
+        'waited=$((SECONDS - iogap_waited))s at=$(date +%s.%N)"',
     ]
 
 
