@@ -98,7 +98,7 @@ def test_calibration_steps_are_measured_apart_and_required():
     overhead, found = steps.calibration(
         steps.parse(text), lambda s: dd_record(s)[1])
     assert (overhead.min, overhead.max) == pytest.approx((0.00198, 0.00308))
-    assert overhead.resolution == pytest.approx(0.0011)
+    assert overhead.resolution == pytest.approx(0.002)     # the floor
     assert [s['op'] for s in found] == ['write']
     with pytest.raises(SanityError, match='no calibration'):
         steps.calibration(found, lambda s: 0)

@@ -233,7 +233,8 @@ def job_guard(root, tag, watch_pid=None, io_lock=False):
     lines += [
         # errexit holds inside traps too: nothing here may fail
         'trap \'rm -rf "$IOGAP_DIR"; [ -z "$iogap_watchdog" ] || '
-        'kill $iogap_watchdog 2>/dev/null || :\' EXIT',
+        'kill $iogap_watchdog 2>/dev/null || :; [ -z "${iogap_held:-}" ] || '
+        'echo "iogap-io-released: at=$(date +%s.%N)"\' EXIT',
         "trap 'exit 143' TERM; trap 'exit 130' INT; trap 'exit 129' HUP",
         'echo "host=$(uname -n) pid=$$ start=$(date +%s)" > '
         '"$IOGAP_DIR/.owner"',
@@ -263,6 +264,7 @@ def io_lock_lines():
         'echo another job)" >&2',
         '  flock 9 || iogap_fail "cannot take the I/O lock $iogap_lock"',
         'fi',
+        'iogap_held=1',
         'echo "pid=$$ root=$iogap_root job=$PWD since=$(date +%FT%T)" > '
         '"$iogap_lock.holder"',
         'echo "iogap-io-lock: device=$iogap_dev lock=$iogap_lock '

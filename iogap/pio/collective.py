@@ -71,13 +71,18 @@ class IORCollective(IORBase, LustreStriping):
 
     @run_before('run')
     def hints_file(self):
-        self.prerun_cmds += self.stripe_commands(self.layout)
+        setup = list(self.stripe_commands(self.layout))
         if self.io.startswith('cb'):
             nbytes = size_bytes(self.io[2:], 'cb_buffer_size')
-            self.prerun_cmds += [
+            setup += [
                 f"printf '%s\\n' IOR_HINT__MPI__cb_buffer_size={nbytes} "
                 f'IOR_HINT__MPI__romio_cb_write=enable '
                 f'IOR_HINT__MPI__romio_cb_read=enable > hints.txt'
             ]
             self.note('hints are ROMIO\'s; other MPI-IO layers may ignore '
                       'them')
+        # Before the calibration launches and the timed write use them
+        at = next((i for i, cmd in enumerate(self.prerun_cmds)
+                   if cmd.startswith('iogap_calibrate')),
+                  len(self.prerun_cmds))
+        self.prerun_cmds[at:at] = setup
