@@ -7,9 +7,11 @@ and a red night, and nothing stored before is changed. docs/faults.md
 lists them all.'''
 
 import glob
+import json
 import os
 import re
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -464,28 +466,58 @@ def ior_liar(tmp_path, block, **lie):
     os.symlink(os.path.join(LIARS, 'ior'), view / 'ior')
     return run_reframe(
         tmp_path, '-n', 'IORBench.*%cpu_bind=default.*%darshan=off.*'
-        '%procs_per_node=1.*%layout=fpp.*%api=POSIX.*%mode=(buffered|direct)',
+        '%procs_per_node=2.*%layout=fpp.*%api=POSIX.*%mode=(buffered|direct)',
         '-S', f'IORBench.block_size={block}', '-r',
         env={'IOGAP_SPACK_VIEW': str(tmp_path / 'view'),
              'IOGAP_LIAR_IOR': os.path.join(built_view(), 'bin', 'ior'),
              **lie}, timeout=600)
 
 
+def within_resolution(tc):
+    '''Why the harness could not tell this case's claim from the truth,
+    from the job's own output (its calibration, the write step's time and
+    the claim), or ``None`` when it could.'''
+    out = os.path.join(tc['outputdir'], 'rfm_job.out')
+    text = open(out).read()
+    overhead, found = steps.calibration(steps.parse(text), lambda s: sum(
+        float(t) for t in re.findall(r'"totalTime": ([0-9.]+)', s.text)))
+    [write] = [s for s in found if s['step'] == 'write']
+    with open(os.path.join(os.path.dirname(out), 'ior_write.json')) as fp:
+        doc = json.load(fp)
+    claimed = sum(64 * MiB * tc.get('num_tasks', 2) / (r['bwMiB'] * MiB)
+                  for t in doc['tests'] for r in t['Results'])
+    shortest = (write.seconds - overhead.max - overhead.resolution) / \
+        steps.TOLERANCE
+    if claimed >= shortest:
+        return (f'this host\'s launch start-up ({overhead}, resolution '
+                f'{overhead.resolution:.3f} s) hides the write '
+                f'({write.seconds:.3f} s in the rank): the bound cannot tell')
+    return None
+
+
 @needs_tools
 @pytest.mark.reframe
 def test_a_lying_ior_fails_with_both_numbers(tmp_path):
-    '''The generic profile's size (64 MiB per task): five times the truth
-    in buffered mode, 4 PB/s in direct mode.'''
+    '''The generic profile's size (64 MiB per task, two tasks): five times
+    the truth in buffered mode, 4 PB/s in direct mode.'''
     run = ior_liar(tmp_path, '64m', IOGAP_LIAR_FACTOR='5',
                    IOGAP_LIAR_RATE='4e15',
                    IOGAP_LIAR_RATE_WHEN='--posix.odirect')
     found = {tc['mode']: tc for tc in cases(run, 'IORBench')}
     assert set(found) == {'buffered', 'direct'}, run.stdout
+    unseen = []
     for mode, told in (('buffered', r'[0-9.]+'), ('direct', '4e\\+09')):
         reason = found[mode]['fail_reason'] or ''
+        if found[mode]['result'] == 'pass':
+            why = within_resolution(found[mode])
+            assert why, f'{mode}: the lie passed though the bound could tell'
+            unseen.append(f'{mode}: {why}')
+            continue
         assert re.search(rf'IOR write: the tool reports {told} MB/s .* but '
                          rf'the harness saw [0-9.]+ MB/s .* not plausible',
                          reason), (mode, reason)
+    if unseen:
+        pytest.skip('; '.join(unseen))
 
 
 @pytest.mark.reframe
@@ -515,3 +547,47 @@ def test_an_output_that_fills_during_the_run_is_one_line(tmp_path, small_fs):
     assert 'No space left on device' in text
     assert 'iogap: the run is not complete' in text
     resultsdb.check(db)
+
+
+@pytest.mark.reframe
+def test_the_ci_runner_cancelling_the_night_loses_nothing(tmp_path):
+    '''GitLab cancels a job with SIGTERM to its process group: the run's
+    job ends, its scratch directory goes, the history stays sound.'''
+    db = reframe_db(str(tmp_path / 'history.db'))
+    (tmp_path / 'scratch').mkdir()
+    env = dict(os.environ, IOGAP_OUTPUT=str(tmp_path / 'out'),
+               IOGAP_SCRATCH=str(tmp_path / 'scratch'), IOGAP_RESULTS_DB=db,
+               IOGAP_SELECT=' '.join(dd_case('dsync', 256) +
+                                     ('-S', 'DDSingleStream.repetitions=3')))
+    proc = subprocess.Popen([sys.executable, '-m', 'ci.nightly', 'suite'],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    deadline = time.monotonic() + 300
+    while not any(e.startswith('iogap.') for e in
+                  os.listdir(tmp_path / 'scratch')):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGTERM)
+    out = proc.communicate(timeout=120)[0]
+    assert proc.returncode != 0, out
+    deadline = time.monotonic() + 30
+    while [e for e in os.listdir(tmp_path / 'scratch')
+           if e.startswith('iogap.')] and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not [e for e in os.listdir(tmp_path / 'scratch')
+                if e.startswith('iogap.')]
+    resultsdb.check(db)
+    assert os.path.exists(db + resultsdb.LAST_GOOD)
+
+
+def test_a_missing_home_changes_no_entry_point(tmp_path):
+    '''Cron may run with no HOME: the report still answers in one line.'''
+    env = {k: v for k, v in os.environ.items() if k != 'HOME'}
+    proc = subprocess.run([sys.executable, '-m', 'iogap.report',
+                           str(tmp_path / 'none.json'), '-o',
+                           str(tmp_path / 'html')], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        f'iogap.report: {tmp_path}/none.json: No such file or directory']
