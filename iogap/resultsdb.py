@@ -28,7 +28,8 @@ class ResultsDBError(IogapError):
     '''The results database cannot be trusted or written.'''
 
 
-def _restore(path):
+def restore_hint(path):
+    '''How to get the history back: its last good copy, if there is one.'''
     good = path + LAST_GOOD
     if os.path.isfile(good):
         return f'restore the last good copy: cp -p {good} {path}'
@@ -37,7 +38,7 @@ def _restore(path):
 
 def _refuse(path, why):
     raise ResultsDBError(f'results database {path} {why}: the run stops '
-                         f'before writing to it; {_restore(path)}')
+                         f'before writing to it; {restore_hint(path)}')
 
 
 def _header_size(head):

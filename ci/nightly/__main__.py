@@ -68,13 +68,16 @@ def _stored(night, report):
         return [f'RED: tonight\'s session cannot be found: {err}']
     why = resultsdb.stored(night.results_db, uuid)
     if why is None:
-        resultsdb.keep_copy(night.results_db)
+        try:
+            resultsdb.keep_copy(night.results_db)
+        except IogapError as err:
+            return [f'RED: {err}']
         return []
     warned = [line.strip() for line in open(night.stdout, errors='replace')
               if 'failed to store results' in line][:1]
     return [f'RED: tonight was not stored in the history: {why}'
             f'{" (reframe: " + warned[0] + ")" if warned else ""}; '
-            f'{resultsdb._restore(night.results_db)}']
+            f'{resultsdb.restore_hint(night.results_db)}']
 
 
 def suite():
@@ -96,6 +99,8 @@ def suite():
     found, red = verdict.judge(report, night.stdout, _reference_path(system),
                                returncode)
     unstored = _stored(night, report) if report else []
+    if unstored:    # the verdict's last line is not the night's
+        found = [line for line in found if not line.startswith('GREEN')]
     _print_summary(night, title, lines + found + unstored)
     return 1 if red or unstored else 0
 
