@@ -118,8 +118,8 @@ def test_each_clock_of_the_sweep_is_pinned_by_its_job(scripts, part, clocks):
     assert re.search(rf'^srun --cpu-freq={clocks[-1]} \S+/ior -a HDF5 ',
                      hdf5, re.M)
     # The probe runs like the tool: each rank reports the clock it ran at
-    assert re.search(rf"^srun --cpu-freq={clocks[-1]} bash -c "
-                     rf"'\. \./job\.sh && iogap_probe'$", hdf5, re.M)
+    assert re.search(rf'^srun --cpu-freq={clocks[-1]} sh \S+/view/libexec/'
+                     rf'iogap/rank-probe\.sh$', hdf5, re.M)
 
 
 def test_core_spec_hdf5_case_writes_a_striped_shared_file(scripts):

@@ -82,7 +82,7 @@ def test_a_sweep_takes_at_most_five_clocks_spread_over_the_node():
         == [1000000, 1300000, 1600000, 1900000, 2200000]
 
 
-#: One rank line of each kind, as the probe (job.sh's iogap_probe) prints
+#: One rank line of each kind, as the probe (rank-probe.sh) prints
 #: them: this VM's (no cpufreq: cpuinfo), a cpufreq host's, and none
 PROBED = ('iogap-rank: rank=0 host=vm cpus=0-1 sockets=0 '
           'clock=2445400@cpuinfo cpu=0\n'
@@ -107,9 +107,8 @@ def test_a_clock_that_was_not_applied_fails_naming_both():
 
 
 def test_the_probe_reads_the_clock_where_the_host_exposes_it():
-    out = subprocess.run(['bash', '-c', f'. {ROOT}/iogap/core/job.sh && '
-                          f'iogap_probe 0'], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(['sh', f'{ROOT}/iogap/core/rank-probe.sh'],
+                         capture_output=True, text=True, check=True).stdout
     [rank] = placement.parse(out)
     cpu = re.search(r' cpu=(\d+)', out).group(1)
     sysfs = f'/sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_cur_freq'

@@ -167,33 +167,3 @@ iogap_odirect() {
     fi
     rm -f "$2.odirect"
 }
-
-# iogap_probe [RANK]: where this task runs (iogap.core.placement reads it):
-# rank, node, the CPUs it may use, their sockets, and the clock (kHz) of
-# the CPU it runs on, with where the host exposes it: cpufreq's
-# scaling_cur_freq, else /proc/cpuinfo's "cpu MHz", else none.
-iogap_probe() {
-    local cpus r i files= stat cpu sockets clock= src=none
-    cpus=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
-    for r in $(echo "$cpus" | tr , ' '); do
-        i=${r%-*}
-        while [ "$i" -le "${r#*-}" ]; do
-            files="$files /sys/devices/system/cpu/cpu$i/topology/physical_package_id"
-            i=$((i + 1))
-        done
-    done
-    sockets=$(cat $files 2>/dev/null | sort -un | paste -sd, -)
-    read -r stat </proc/$$/stat
-    cpu=$(echo "${stat##*) }" | cut -d' ' -f37)
-    if clock=$(cat "/sys/devices/system/cpu/cpu$cpu/cpufreq/scaling_cur_freq" \
-            2>/dev/null); then
-        src=scaling_cur_freq
-    else
-        clock=$(awk -F: -v c="$cpu" '/^processor/ {p = $2 + 0}
-            /^cpu MHz/ && p == c {printf "%d", $2 * 1000; exit}' /proc/cpuinfo)
-        [ -z "$clock" ] || src=cpuinfo
-    fi
-    echo "iogap-rank: rank=${1:-${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${PMI_RANK:-${SLURM_PROCID:-?}}}}}" \
-        "host=$(uname -n) cpus=$cpus sockets=${sockets:-?}" \
-        "clock=${clock:-?}@$src cpu=$cpu"
-}
