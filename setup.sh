@@ -69,7 +69,7 @@ if [ -n "$spack_wanted" ]; then
     fi
 else
     echo "setup: no Spack (set IOGAP_SPACK_ROOT or put spack on PATH):" \
-         "IOR, mdtest, OSU and Darshan checks skip unless their tools are" \
+         "IOR, mdtest, OSU, fio and Darshan checks skip unless their tools are" \
          "on PATH; dd runs with the OS's coreutils" >&2
 fi
 
