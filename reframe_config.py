@@ -24,8 +24,10 @@ _site = profile.load(sys.argv, os.environ)
 _system = _site['systems'][0]
 # --stage, --output and --perflogdir move their part, as ReFrame's options
 _system.setdefault('prefix', OUTPUT)
+RESULTS_DB = os.path.abspath(os.environ.get('IOGAP_RESULTS_DB') or
+                             os.path.join(OUTPUT, 'results.db'))
 references.load(_system['name'], profile.parts())
-session.start(sys.argv, _system, OUTPUT)
+session.start(sys.argv, _system, OUTPUT, RESULTS_DB)
 
 _view = os.environ.get('IOGAP_SPACK_VIEW')
 _own_envs = _site.get('environments', [])
@@ -50,8 +52,7 @@ site_configuration = {
     }],
     'storage': [{
         'enable': True,
-        'sqlite_db_file': os.environ.get('IOGAP_RESULTS_DB') or
-        os.path.join(OUTPUT, 'results.db'),
+        'sqlite_db_file': RESULTS_DB,
     }],
     'logging': [{
         'handlers': [

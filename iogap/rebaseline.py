@@ -26,6 +26,8 @@ import yaml
 from iogap import profile
 from iogap.errors import IogapError
 from iogap.judge import rebaseline, references
+from iogap.report import load
+from iogap.runguard import replace_file
 
 
 class _Dumper(yaml.SafeDumper):
@@ -57,15 +59,21 @@ def main(argv=None):
     parser.add_argument('--patch', help='write the diff as a patch here')
     args = parser.parse_args(argv)
     try:
-        reports = []
-        for path in args.reports:
-            with open(path) as fp:
-                reports.append(json.load(fp))
+        reports = [load.read_report(path) for path in args.reports]
         system = reports[0]['runs'][0]['testcases'][0]['system'].split(':')[0]
-    except (OSError, ValueError, KeyError, IndexError, TypeError) as err:
-        sys.exit(f'rebaseline: {path} is not a ReFrame run report with test '
-                 f'cases ({err})')
+    except load.InputError as err:
+        sys.exit(f'rebaseline: {err}')
+    except (KeyError, IndexError, TypeError) as err:
+        sys.exit(f'rebaseline: {args.reports[0]} is a run report with no '
+                 f'test cases ({err})')
+    try:
+        _rebaseline(args, reports, system)
+    except OSError as err:
+        sys.exit(f'rebaseline: {err.filename}: {err.strerror}: nothing was '
+                 f'changed')
 
+
+def _rebaseline(args, reports, system):
     try:
         config = profile.load(['--system', system], os.environ)
         parts = profile.parts()
@@ -82,8 +90,7 @@ def main(argv=None):
         data = {k: v for k, v in data.items() if v not in ([], None)}
         new_text = header + dump(data)
         check = path + '.new'
-        with open(check, 'w') as fp:
-            fp.write(new_text)
+        replace_file(check, new_text)
         try:
             references.File(check, system, parts)
         finally:
@@ -99,11 +106,9 @@ def main(argv=None):
     for note in notes:
         print(f'rebaseline: {note}')
     if args.patch:
-        with open(args.patch, 'w') as fp:
-            fp.write(diff)
+        replace_file(args.patch, diff)
     if not args.dry_run:
-        with open(path, 'w') as fp:
-            fp.write(new_text)
+        replace_file(path, new_text)
         print(f'rebaseline: wrote {path}')
 
 

@@ -1,6 +1,7 @@
 '''What a reframe invocation does before any test: nothing, when it only
 lists; when it runs, it takes the scratch root and the output directory
-for itself (one run at a time) and clears what killed runs left behind.
+for itself (one run at a time), checks the output file system and the
+results database (iogap.runguard) and clears what killed runs left behind.
 '''
 
 import os
@@ -8,6 +9,7 @@ import subprocess
 import sys
 
 from iogap import profile
+from iogap import runguard
 from iogap.core import scratch
 from iogap.errors import IogapError, ReferenceError
 from iogap.judge import references
@@ -30,7 +32,7 @@ def distributes(argv):
                for a in argv[1:])
 
 
-def start(argv, system, output):
+def start(argv, system, output, results_db=None):
     '''Check the profile's scratch roots, say whether anything will be
     judged, and, for a run, lock and clean.'''
     roots = sorted({p['extras']['scratch_root']
@@ -60,10 +62,16 @@ def start(argv, system, output):
     if not runs(argv):
         return
 
+    if dry(argv):
+        scratch.make_output(output)
+        scratch.lock_run(output, 'output directory')
+        return
+
+    runguard.check_output(output)
     scratch.make_output(output)
     scratch.lock_run(output, 'output directory')
-    if dry(argv):
-        return
+    # After the lock: the database is another run's while it holds it
+    runguard.guard(output, results_db or os.path.join(output, 'results.db'))
 
     if any('slurm' in p['scheduler'] or p['scheduler'] == 'squeue'
            for p in system['partitions']):

@@ -185,3 +185,17 @@ def test_fio_threads_share_one_core_with_psync_and_o_direct(scripts,
     # The CPU is the first the probe, launched like fio, may use
     assert re.search(r'^probe=\$\(srun sh \S+/rank-probe\.sh\)$', text,
                      re.M)
+
+
+
+def test_every_job_has_a_time_limit_set_from_its_size(scripts):
+    '''Cori gives IOR its own limit; dd's comes from its bytes
+    (iogap.core.base.time_limit), so a hung dd fails its case in time.'''
+    from iogap.core.base import time_limit
+    for (name, params, part), text in scripts.items():
+        assert re.search(r'^#SBATCH --time=\S+$', text, re.M), \
+            f'{name} {params} on {part} has no time limit'
+    [text] = pick(scripts, 'DDSingleStream', 'knl', **base(mode='dsync'))
+    seconds = time_limit(2**20 * 10000 * 3 * 4)   # 10 GB, 3 reps, 4 passes
+    hms = f'{seconds // 3600}:{seconds // 60 % 60}:{seconds % 60}'
+    assert f'#SBATCH --time={hms}' in text

@@ -92,7 +92,7 @@ def leftovers(run, tmp_path):
     locks, and live processes in its stage or scratch directories.'''
     root = tmp_path / 'scratch'
     files = sorted(e for e in os.listdir(root) if e not in (
-        scratch.MARKER, scratch.RUN_LOCK, scratch.IO_LOCK))
+        scratch.MARKER, scratch.RUN_LOCK))
     deadline = time.monotonic() + 15        # KillWait=5 and step teardown
     while True:
         procs = processes_under(run.out) + processes_under(root)

@@ -113,7 +113,7 @@ def test_the_guard_makes_records_and_removes_the_directory(tmp_path):
     assert 'pid=' in proc.stdout and 'host=' in proc.stdout
     [made] = scratch.scratch_dirs(proc.stdout)
     assert not os.path.exists(made)
-    assert sorted(os.listdir(root)) == [scratch.IO_LOCK, scratch.MARKER]
+    assert sorted(os.listdir(root)) == [scratch.MARKER]
 
 
 def test_the_guard_makes_a_missing_root_whose_parent_exists(tmp_path):

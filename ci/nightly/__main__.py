@@ -16,6 +16,10 @@ import sys
 
 from ci.nightly import changepoint, history, verdict
 from ci.nightly.night import Night, shown
+from iogap import resultsdb
+from iogap.errors import IogapError
+from iogap.report import load
+from iogap.runguard import replace_file
 
 
 def _reference_path(system):
@@ -26,10 +30,9 @@ def _reference_path(system):
 def _print_summary(night, title, lines):
     text = '\n'.join([f' iogap night: {title} '.center(78, '='), *lines,
                       '=' * 78]) + '\n'
-    if night:
-        with open(night.path('summary.txt'), 'w') as fp:
-            fp.write(text)
     print(text, end='', flush=True)
+    if night:
+        replace_file(night.path('summary.txt'), text)
 
 
 def _history(night, report):
@@ -73,30 +76,76 @@ def _with_steps(found, steps, stepped):
             'its reference, but the series of nights stepped (STEP above)')
     return lines + steps + [last]
 
+def _guard_history(night):
+    '''Check the history database and keep a copy of it as the last good
+    history; the summary's lines on it. A database that cannot be trusted
+    is never run into.'''
+    copy = resultsdb.keep_copy(night.results_db)
+    return [f'history {night.results_db}: sound; last good copy {copy} '
+            f'(restore: cp -p {copy} {night.results_db})'] if copy else []
+
+
+def _stored(night, report):
+    '''The red line when tonight's session is not in the history.'''
+    try:
+        uuid = load.read_report(report)['session_info']['uuid']
+    except (load.InputError, KeyError, TypeError) as err:
+        return [f'RED: tonight\'s session cannot be found: {err}']
+    why = resultsdb.stored(night.results_db, uuid)
+    if why is None:
+        try:
+            resultsdb.keep_copy(night.results_db)
+        except IogapError as err:
+            return [f'RED: {err}']
+        return []
+    warned = [line.strip() for line in open(night.stdout, errors='replace')
+              if 'failed to store results' in line][:1]
+    return [f'RED: tonight was not stored in the history: {why}'
+            f'{" (reframe: " + warned[0] + ")" if warned else ""}; '
+            f'{resultsdb.restore_hint(night.results_db)}']
+
 
 def suite():
     night = Night(os.environ)
     system = night.locate()
     print(f'nightly: system {system}, history database {night.results_db}',
           flush=True)
+    title = f'{system}, pipeline {night.extras["pipeline"]}, ' \
+            f'commit {night.extras["commit"][:12]}'
+    try:
+        kept = _guard_history(night)
+    except IogapError as err:
+        _print_summary(None, title, [f'RED: {err}'])
+        return 1
+
     returncode, report = night.run()
     night.hand_over(report)
-    lines = _history(night, report) if report else []
+    lines = kept + (_history(night, report) if report else [])
     found, red = verdict.judge(report, night.stdout, _reference_path(system),
                                returncode)
+    unstored = _stored(night, report) if report else []
+    if unstored:    # the verdict's last line is not the night's
+        found = [line for line in found if not line.startswith('GREEN')]
     if report:      # the series of nights, beside tonight's bands
         steps, stepped = _changepoints(night, report)
         found, red = _with_steps(found, steps, stepped), red or stepped
-    _print_summary(night, f'{system}, pipeline {night.extras["pipeline"]}, '
-                   f'commit {night.extras["commit"][:12]}', lines + found)
-    return 1 if red else 0
+    _print_summary(night, title, lines + found + unstored)
+    return 1 if red or unstored else 0
 
 
 def recheck(args):
-    with open(args.report) as fp:
-        case = json.load(fp)['runs'][0]['testcases'][0]
+    try:
+        case = load.read_report(args.report)['runs'][0]['testcases'][0]
+        system = case['system'].split(':')[0]
+    except load.InputError as err:
+        _print_summary(None, args.report, [f'RED: {err}'])
+        return 1
+    except (IndexError, KeyError, TypeError):
+        _print_summary(None, args.report, [f'RED: {args.report} holds no '
+                                           f'test case: nothing was judged'])
+        return 1
     lines, red = verdict.judge(args.report, args.stdout,
-                               _reference_path(case['system']))
+                               _reference_path(system))
     _print_summary(None, case['system'], lines)
     return 1 if red else 0
 
@@ -114,11 +163,18 @@ def main(argv=None):
     steps.add_argument('db', help="ReFrame's results database")
     steps.add_argument('--session', help='tonight (default: the newest)')
     args = parser.parse_args(argv)
-    if args.command == 'changepoints':
-        lines, found, _ = changepoint.judge(args.db, args.session)
-        print('\n'.join(lines))
-        return 1 if found else 2 if lines[-1].endswith('not judged') else 0
-    return suite() if args.command == 'suite' else recheck(args)
+    try:
+        if args.command == 'changepoints':
+            lines, found, _ = changepoint.judge(args.db, args.session)
+            print('\n'.join(lines))
+            return 1 if found else 2 if lines[-1].endswith('not judged') \
+                else 0
+        return suite() if args.command == 'suite' else recheck(args)
+    except OSError as err:
+        # A full or read-only output: one line, a red night
+        print(f'nightly: RED: cannot write {err.filename}: {err.strerror}',
+              file=sys.stderr, flush=True)
+        return 1
 
 
 if __name__ == '__main__':

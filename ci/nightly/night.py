@@ -8,6 +8,8 @@ import shlex
 import subprocess
 import sys
 
+from iogap.runguard import replace_file
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 
@@ -77,12 +79,12 @@ class Night:
         cmd = self.reframe('-r', *self.select, '--session-extras', extras,
                            '--report-junit', self.junit)
         print(f'nightly: {shlex.join(cmd)}', flush=True)
-        with open(self.stdout, 'w') as log, subprocess.Popen(
-                cmd, cwd=ROOT, env=self.environ(), text=True,
+        with open(self.stdout, 'w', buffering=1) as log, \
+                subprocess.Popen(cmd, cwd=ROOT, env=self.environ(), text=True,
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as proc:
             for line in proc.stdout:
                 print(line, end='', flush=True)
-                log.write(line)
+                log = _logged(log, line, self.stdout)
         new = sorted(set(self.reports()) - before, key=os.path.getmtime)
         return proc.returncode, (new[-1] if new else None)
 
@@ -94,6 +96,25 @@ class Night:
         '''``night.env``: what the report and rebaseline jobs read (the run
         report from the project directory: theirs is another checkout).'''
         report = shown(report) if report else ''
-        with open(self.path('night.env'), 'w') as fp:
-            fp.write(f'IOGAP_RUN_REPORT={shlex.quote(report)}\n'
+        replace_file(self.path('night.env'),
+                     f'IOGAP_RUN_REPORT={shlex.quote(report)}\n'
                      f'IOGAP_RESULTS_DB={shlex.quote(self.results_db)}\n')
+
+
+def _logged(log, line, path):
+    '''Keep ``line`` in the run's log while the file system takes it; the
+    run goes on when it fills (one line says so).'''
+    if log is None:
+        return None
+    try:
+        log.write(line)
+        return log
+    except OSError as err:
+        try:
+            log.close()
+        except OSError:
+            pass    # what the full file system could not take is lost
+        print(f'nightly: cannot keep reframe\'s output in {path} '
+              f'({err.strerror}): the rest is in the job log only',
+              flush=True)
+        return None

@@ -6,7 +6,6 @@ conditional may be not applicable on this host). Red when a case
 failed, a figure regressed, more cases skipped than expected, a tool
 vanished (a skip saying "not found"), or nothing was judged.'''
 
-import json
 import os
 import re
 
@@ -14,6 +13,7 @@ import yaml
 
 from ci.nightly.night import shown
 from iogap.judge.skips import NOT_APPLICABLE, split_skips
+from iogap.report import load
 
 #: ``[     SKIP ] (2/5) <name> /<hash> @<sysenv> [<reason>]``
 _SKIP = re.compile(r'^\[\s*SKIP\s*\] \(\d+/\d+\) (.+?) (?:/\w+ )?@(\S+) '
@@ -81,8 +81,22 @@ def judge(report_path, stdout_path, reference_path, returncode=0):
                    f'night did not run; see its output above')
         return lines + [f'RED: {r}' for r in red], True
 
-    with open(report_path) as fp:
-        report = json.load(fp)
+    try:
+        report = load.read_report(report_path)
+    except load.InputError as err:
+        red.append(f'the run report is unusable: {err}')
+        return lines + [f'RED: {r}' for r in red], True
+    try:
+        return _judge(report, report_path, stdout_path, reference_path,
+                      expected, returncode, lines, red)
+    except (KeyError, IndexError, TypeError, ValueError) as err:
+        red.append(f'the run report {report_path} is not one ReFrame wrote '
+                   f'(no {err})')
+        return lines + [f'RED: {r}' for r in red], True
+
+
+def _judge(report, report_path, stdout_path, reference_path, expected,
+           returncode, lines, red):
     cases = final_cases(report)
     info = report['session_info']
     lines.append(f'run report {shown(report_path)} (session {info.get("uuid")})')

@@ -62,6 +62,19 @@ def runs_on(cls, params, part):
     return all(fn(params, part) for fn in constraints(cls))
 
 
+#: The slowest rate a working scratch file system is taken to sustain
+#: (bytes/s), and what a job spends beyond its I/O (seconds): start-up,
+#: placement probes, eviction, waiting for this device's I/O lock
+FLOOR_RATE, FIXED_SECONDS = 20e6, 180
+
+
+def time_limit(moved_bytes):
+    '''A job's default time limit in seconds: its bytes at the floor rate
+    plus the fixed part, so that a hung tool fails its case in minutes
+    and the run goes on.'''
+    return int(FIXED_SECONDS + moved_bytes / FLOOR_RATE)
+
+
 class IogapTest(rfm.RunOnlyRegressionTest):
     '''Undecorated base: site data comes from the partition's extras.
 
@@ -94,6 +107,10 @@ class IogapTest(rfm.RunOnlyRegressionTest):
 
     #: Bytes the test writes at most; checked against free space
     scratch_bytes = variable(int, value=0, loggable=False)
+
+    #: Bytes the job moves in all (writes, reads, verification); sets its
+    #: time limit when the profile gives none (:func:`time_limit`)
+    moved_bytes = variable(int, value=0, loggable=False)
 
     #: Figures of the last run: ``{name: (value, unit)}``
     results = variable(dict, value={}, loggable=False)
@@ -161,6 +178,11 @@ class IogapTest(rfm.RunOnlyRegressionTest):
             why = scratch.problem(root)
             if why:
                 raise ScratchError(why)
+
+    @run_before('run')
+    def _default_time_limit(self):
+        if self.time_limit is None:
+            self.time_limit = time_limit(self.moved_bytes)
 
     @run_before('run')
     def _scratch_guard(self):

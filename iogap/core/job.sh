@@ -3,6 +3,27 @@
 # it writes, followed by the bytes it left on disk; eviction reports what
 # stayed cached. The Python side reads these lines (iogap.core.steps).
 
+# The harness's clock: bash's $EPOCHREALTIME (microseconds, read with no
+# process started; date without it) checked against the kernel's monotonic
+# /proc/uptime. A step during which the two disagree by more than 20 ms
+# (the wall clock was stepped by NTP or an operator) is timed by the
+# monotonic clock alone. What the wrapper and the tool's start-up add to a
+# step is measured by iogap_calibrate.
+iogap_now() {
+    read -r iogap_up _ < /proc/uptime
+    iogap_wall=${EPOCHREALTIME:-$(date +%s.%N)}
+    iogap_wall=${iogap_wall/,/.}
+}
+
+# iogap_calibrate N FIELD=VALUE... -- COMMAND...: run a step that moves no
+# data N times, labelled calibrate=I: the wrapper's and the tool's own
+# start and exit, which every timed step also pays
+iogap_calibrate() {
+    local n=$1 i
+    shift
+    for i in $(seq 1 "$n"); do iogap_run calibrate="$i" "$@"; done
+}
+
 # iogap_begin FIELD=VALUE... / iogap_end: label and time the step between
 # them (ReFrame's main step, which the launcher renders itself), and say
 # what it moved to and from storage (iogap_io).
@@ -10,11 +31,12 @@ iogap_begin() {
     echo "iogap-step: $*"
     iogap_io
     iogap_io0=("${iogap_io_now[@]}")
-    iogap_t0=$(date +%s.%N)
+    iogap_now
+    iogap_t0=$iogap_wall iogap_u0=$iogap_up
 }
 iogap_end() {
-    echo "iogap-time: seconds=$(awk -v a="$iogap_t0" -v b="$(date +%s.%N)" \
-        'BEGIN {printf "%.6f", b - a}')"
+    iogap_now
+    echo "iogap-time: seconds=$(iogap_elapsed "$iogap_t0" "$iogap_u0")"
     iogap_io
     local i delta=()
     for i in 0 1 2; do
@@ -67,6 +89,16 @@ iogap_io() {
             [ "$key" != read_bytes: ] || iogap_io_now[2]=$value
         done < "/proc/$BASHPID/io"
     fi
+}
+
+# iogap_elapsed WALL0 UP0: seconds from that iogap_now to the last one
+iogap_elapsed() {
+    awk -v a="$1" -v b="$iogap_wall" -v c="$2" -v d="$iogap_up" 'BEGIN {
+        s = b - a; m = d - c
+        if (s < m - 0.02 || s > m + 0.02) {
+            print "iogap: the wall clock moved by " s - m " s during the " \
+                "step: timed by the monotonic clock" > "/dev/stderr"; s = m }
+        printf "%.6f", s}'
 }
 
 # iogap_run FIELD=VALUE... -- COMMAND...: label, run and time one step

@@ -8,6 +8,8 @@ directory that records its owner, is removed by a trap on exit, and, for
 jobs on this host, is given up when reframe itself dies (a watchdog ends
 the job's process group). A run holds an advisory lock on its root and on
 its output directory, and removes what runs killed outright left behind.
+Every I/O job of a host takes the lock of the device its root lives on, so
+runs on different roots of one disk never measure at the same time.
 '''
 
 import datetime
@@ -28,9 +30,12 @@ MARKER = '.iogap-scratch'
 #: The file that marks an output directory as the suite's
 OUTPUT_MARKER = '.iogap-output'
 
-#: Lock files: one run at a time per root and per output directory; one
-#: I/O job at a time per host
-RUN_LOCK, IO_LOCK = '.iogap-run.lock', '.iogap-io.lock'
+#: Lock file: one run at a time per root and per output directory
+RUN_LOCK = '.iogap-run.lock'
+
+#: Where the host-wide I/O locks live, one per device (major:minor), the
+#: first writable of these: one I/O job at a time per device of this host
+IO_LOCK_DIRS = ('/run/lock', '/var/lock', '/tmp')
 
 _SYSTEM_DIRS = ('/', '/bin', '/boot', '/dev', '/etc', '/home', '/lib',
                 '/lib32', '/lib64', '/media', '/mnt', '/opt', '/proc',
@@ -201,7 +206,7 @@ def job_guard(root, tag, watch_pid=None, io_lock=False):
     '''Shell lines that check the root inside the job, make the test's
     directory, record its owner and remove it on any exit. ``watch_pid``
     (reframe, for jobs on its host) ends the job when that process dies;
-    ``io_lock`` waits for other I/O jobs of this host.'''
+    ``io_lock`` waits for other I/O jobs on the root's device.'''
     lines = [
         'set -o errexit -o pipefail',
         f'iogap_root={shlex.quote(root)}',
@@ -240,17 +245,43 @@ def job_guard(root, tag, watch_pid=None, io_lock=False):
     lines += [
         # errexit holds inside traps too: nothing here may fail
         'trap \'rm -rf "$IOGAP_DIR"; [ -z "$iogap_watchdog" ] || '
-        'kill $iogap_watchdog 2>/dev/null || :\' EXIT',
+        'kill $iogap_watchdog 2>/dev/null || :; [ -z "${iogap_held:-}" ] || '
+        'echo "iogap-io-released: at=$(date +%s.%N)"\' EXIT',
         "trap 'exit 143' TERM; trap 'exit 130' INT; trap 'exit 129' HUP",
         'echo "host=$(uname -n) pid=$$ start=$(date +%s)" > '
         '"$IOGAP_DIR/.owner"',
         'echo "iogap-scratch: $IOGAP_DIR"',
     ]
-    if io_lock:
-        lines += [f'exec 9>>"$iogap_root/{IO_LOCK}"',
-                  'flock 9 || iogap_fail "cannot lock $iogap_root"']
+    return lines + (io_lock_lines() if io_lock else [])
 
-    return lines
+
+def io_lock_lines():
+    '''Shell lines that take this host's I/O lock for the device the
+    scratch root lives on, whatever root or output a run uses, waiting with
+    a line naming the holder while another job has it.'''
+    return [
+        'iogap_dev=$((16#$(stat -c %D "$iogap_root")))',
+        'iogap_dev="$(( (iogap_dev >> 8) & 0xfff | (iogap_dev >> 32) & '
+        '~0xfff )):$(( iogap_dev & 0xff | (iogap_dev >> 12) & ~0xff ))"',
+        f'for iogap_lock in {" ".join(IO_LOCK_DIRS)}; do',
+        '  [ ! -w "$iogap_lock" ] || break',
+        'done',
+        'iogap_lock="$iogap_lock/iogap-io-$iogap_dev.lock"',
+        'exec 9>>"$iogap_lock" || iogap_fail "cannot open the I/O lock '
+        '$iogap_lock"',
+        'iogap_waited=$SECONDS',
+        'if ! flock -n 9; then',
+        '  echo "iogap: waiting for the I/O lock of device $iogap_dev '
+        '($iogap_root), held by $(cat "$iogap_lock.holder" 2>/dev/null || '
+        'echo another job)" >&2',
+        '  flock 9 || iogap_fail "cannot take the I/O lock $iogap_lock"',
+        'fi',
+        'iogap_held=1',
+        'echo "pid=$$ root=$iogap_root job=$PWD since=$(date +%FT%T)" > '
+        '"$iogap_lock.holder"',
+        'echo "iogap-io-lock: device=$iogap_dev lock=$iogap_lock '
+        'waited=$((SECONDS - iogap_waited))s at=$(date +%s.%N)"',
+    ]
 
 
 def scratch_dirs(text):

@@ -17,6 +17,11 @@ prints ``iogap-device: vda 254:0 disk`` or ``iogap-device: none 0:27
 tmpfs``) and bytes the step's own processes fetched from storage; ``na``
 where unknown. The parser cuts the output at the labels, so a missing or
 failed run can never pass for another one.
+
+The harness's clock is monotonic; steps labelled ``calibrate`` move no data
+and measure what the wrapper and the tool's start-up add to each step
+(:class:`Overhead`), so a tool's figure is held to a bound as tight as the
+harness can time.
 '''
 
 import os
@@ -28,6 +33,9 @@ from reframe.core.exceptions import SanityError
 #: The shell library every job sources
 JOB_SH = os.path.join(os.path.dirname(__file__), 'job.sh')
 
+#: The wrapper every rank of a launched step runs its tool in
+RANKED = os.path.join(os.path.dirname(__file__), 'ranked.sh')
+
 _LABEL = re.compile(r'^iogap-step:((?: [\w.-]+=\S+)+)\s*$')
 _TIME = re.compile(r'^iogap-time: seconds=([0-9.]+)\s*$', re.M)
 _BYTES = re.compile(r'^iogap-bytes: length=(\d+) allocated=(\d+)'
@@ -35,6 +43,7 @@ _BYTES = re.compile(r'^iogap-bytes: length=(\d+) allocated=(\d+)'
 _IO = re.compile(r'^iogap-io: device_read=(\d+|na) device_written=(\d+|na) '
                  r'fetched=(\d+|na)\s*$', re.M)
 _DEVICE = re.compile(r'^iogap-device: (\S+) (\d+:\d+) (\S+)\s*$', re.M)
+_RANK_TIME = re.compile(r'^iogap-rank-time: seconds=([0-9.]+)\s*$', re.M)
 _SKIP = re.compile(r'^iogap-skip: (.*)$', re.M)
 
 
@@ -50,6 +59,12 @@ class Step:
 
     @property
     def seconds(self):
+        '''The harness's time of the step: for a launched step the least
+        any rank took (each rank's time holds the whole I/O phase, between
+        the tool's barriers), else the step's own.'''
+        ranks = _RANK_TIME.findall(self.text)
+        if ranks:
+            return min(float(r) for r in ranks)
         m = _TIME.search(self.text)
         return float(m.group(1)) if m else None
 
@@ -98,6 +113,12 @@ def run(command, **labels):
     return f'iogap_run {words} -- {command}'
 
 
+def ranked(command, tools='.'):
+    '''``command`` as each rank runs it: timed in the rank, by the wrapper
+    among the project's own tools in ``tools``.'''
+    return f'{shlex.quote(tools + "/" + os.path.basename(RANKED))} {command}'
+
+
 def source(tools='.'):
     '''The shell line that loads the helpers into a job script, from
     ``tools``, the directory of the project's own tools (``.``: copied
@@ -140,20 +161,68 @@ def skip_reason(text):
     return m.group(1).strip() if m else None
 
 
-def check_clock(claimed, wall, what, factor=10, startup=0.02, lower=True):
-    '''Sanity: a tool's own timing must agree with the harness's clock. It
-    cannot have taken longer than the step; nor (with ``lower``) less than
-    a ``factor``-th of it once a process's ``startup`` is allowed for, which
-    leaves room for a loaded node's scheduling yet catches a figure claimed
-    for work that was not done. A launched MPI step spends an unknown time
-    starting up: only the first bound holds there.'''
+#: How much more than the harness saw a tool's figure may claim: a tool
+#: claiming twice the bandwidth the harness measured fails
+TOLERANCE = 1.5
+
+#: Calibration runs per job: the least and most start-up cost they show
+CALIBRATIONS = 5
+
+
+class Overhead:
+    '''What the harness's clock adds to a tool's own timing: the step
+    wrapper and the tool's start and exit (and, launched, MPI's start-up),
+    measured by steps that move no data. Their spread, at least 2 ms, is
+    the harness's resolution.'''
+
+    def __init__(self, seconds):
+        self.min, self.max = min(seconds), max(seconds)
+        self.resolution = max(self.max - self.min, 0.002)
+
+    def __str__(self):
+        return f'{self.min:.6f}-{self.max:.6f} s'
+
+
+def calibration(found, tool_seconds):
+    '''``(Overhead, measured steps)``: the calibration steps of ``found``
+    (labelled ``calibrate``) as an :class:`Overhead`, each less the time the
+    tool itself reported (``tool_seconds(step)``), and the other steps.'''
+    calib = [s for s in found if 'calibrate' in s.labels]
+    if not calib or any(s.seconds is None for s in calib):
+        raise SanityError('the harness recorded no calibration of its step '
+                          'wrapper: no figure can be checked against its '
+                          'clock')
+
+    costs = [max(s.seconds - tool_seconds(s), 0.0) for s in calib]
+    return Overhead(costs), [s for s in found if 'calibrate' not in s.labels]
+
+
+def _rate(nbytes, seconds):
+    return f'{nbytes / seconds / 1e6:.6g} MB/s' if seconds > 0 else \
+        'an infinite rate'
+
+
+def check_clock(claimed, wall, what, overhead, nbytes):
+    '''Sanity: a tool's own timing must agree with the harness's monotonic
+    clock, both ways. The tool cannot have taken longer than the step, nor
+    claim a rate more than :data:`TOLERANCE` times what the harness saw
+    (the step less the wrapper's and the tool's start-up, ``overhead``),
+    each within the harness's resolution, so the bound holds for short
+    steps too.'''
     if wall is None:
         raise SanityError(f'{what}: the harness recorded no time for the step')
-    if claimed > wall + 0.01 or (lower and claimed < wall / factor -
-                                 startup):
-        raise SanityError(f'{what}: the tool reports {claimed:.6f} s but the '
-                          f'step took {wall:.6f} s by the harness\'s clock: '
-                          f'its figure is not plausible')
+    # The tool's own time lies inside the step; a step's start-up varies
+    # beyond the calibration's range on a loaded node, so only the lower
+    # bound takes it off
+    longest = wall + overhead.resolution
+    shortest = (wall - overhead.max - overhead.resolution) / TOLERANCE
+    if claimed > longest or claimed < shortest:
+        seen = max(wall - overhead.max, 0.0)
+        raise SanityError(
+            f'{what}: the tool reports {_rate(nbytes, claimed)} ({claimed:.6f}'
+            f' s for {nbytes} bytes) but the harness saw '
+            f'{_rate(nbytes, seen)} ({wall:.6f} s step, {overhead} of '
+            f'start-up): its figure is not plausible')
 
 
 def check_disk(step, expected, what, slack=0):

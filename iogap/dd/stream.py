@@ -61,6 +61,34 @@ def dd_record(step):
     return (int(m.group(1)), float(m.group(2))) if m else None
 
 
+def check_steps(text, file_bytes, expected):
+    '''``(steps, overhead)``: the ``expected`` dd steps of a job's
+    output, each whole, on disk after a write, and plausible by the
+    harness's clock less its calibrated start-up.'''
+    overhead, found = steps.calibration(
+        steps.parse(text), lambda s: (dd_record(s) or (0, 0.0))[1])
+    if len(found) != expected:
+        raise SanityError(f'expected {expected} dd runs, found {len(found)}')
+
+    for step in found:
+        what = f'dd {step["op"]} (repetition {step["rep"]})'
+        record = dd_record(step)
+        if record is None:
+            raise SanityError(f'{what} printed no summary')
+        if record[0] != file_bytes:
+            raise SanityError(f'{what} moved {record[0]} bytes, expected '
+                              f'{file_bytes}')
+        if record[1] <= 0:
+            raise SanityError(f'{what} reported {record[1]} s: too fast to '
+                              f'time')
+
+        steps.check_clock(record[1], step.seconds, what, overhead, file_bytes)
+        if step['op'] == 'write':
+            steps.check_disk(step, file_bytes, what)
+
+    return found, overhead
+
+
 @registry.family
 class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
                      PageCacheEviction, darshan.Darshan):
@@ -102,6 +130,8 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
 
         self.file_bytes = block_bytes(self.block_size) * self.count
         self.scratch_bytes = self.file_bytes
+        self.moved_bytes = (self.file_bytes * self.repetitions *
+                            (1 + self.reads))
         # numactl, for a memory variant, wraps the whole stream
         self.executable = ' '.join([*self.memory_wrapper(),
                                     f'{self.own_tools}/dd-stream.sh'])
@@ -112,6 +142,7 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
             '--dd', self.tool('dd'), '--file', '"$IOGAP_DIR/dd.dat"',
             '--bs', self.block_size, '--count', str(self.count),
             '--reps', str(self.repetitions), '--reads', str(self.reads),
+            '--calibrations', str(steps.CALIBRATIONS),
             '--evict', evict, *(['--write-flags', write] if write else []),
             *(['--read-flags', read] if read else []),
             *(['--odirect-probe'] if self.mode == 'direct' else []),
@@ -124,28 +155,9 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
     def steps(self):
         '''Every dd step, checked: whole, plausible, on disk.'''
         text = self.measured_output('dd')
-        found = steps.parse(text)
-        expected = self.repetitions * (2 + self.reads)
-        if len(found) != expected:
-            raise SanityError(f'expected {expected} dd runs, found '
-                              f'{len(found)}')
-
-        for step in found:
-            what = f'dd {step["op"]} (repetition {step["rep"]})'
-            record = dd_record(step)
-            if record is None:
-                raise SanityError(f'{what} printed no summary')
-            if record[0] != self.file_bytes:
-                raise SanityError(f'{what} moved {record[0]} bytes, '
-                                  f'expected {self.file_bytes}')
-            if record[1] <= 0:
-                raise SanityError(f'{what} reported {record[1]} s: too fast '
-                                  f'to time')
-
-            steps.check_clock(record[1], step.seconds, what)
-            if step['op'] == 'write':
-                steps.check_disk(step, self.file_bytes, what)
-
+        found, overhead = check_steps(text, self.file_bytes,
+                                      self.repetitions * (2 + self.reads))
+        self.note(f'harness start-up {overhead}')
         return found
 
     def bandwidths(self, found, op):

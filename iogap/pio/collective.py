@@ -105,9 +105,9 @@ class IORCollective(IORBase, LustreStriping):
 
     @run_before('run')
     def hints_file(self):
-        self.prerun_cmds += self.stripe_commands(self.layout)
+        setup = list(self.stripe_commands(self.layout))
         if self.hints():
-            self.prerun_cmds += [
+            setup += [
                 "printf '%s\\n' " + ' '.join(f'IOR_HINT__MPI__{h}'
                                                for h in self.hints()) +
                 ' > hints.txt'
@@ -117,3 +117,8 @@ class IORCollective(IORBase, LustreStriping):
         if self.cb_nodes():
             self.env_vars = {**self.env_vars,
                              **self.extra('mpiio_hints_display')}
+        # Before the calibration launches and the timed write use them
+        at = next((i for i, cmd in enumerate(self.prerun_cmds)
+                   if cmd.startswith('iogap_calibrate')),
+                  len(self.prerun_cmds))
+        self.prerun_cmds[at:at] = setup

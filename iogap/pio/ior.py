@@ -1,16 +1,21 @@
 '''IOR: parallel bandwidth over layouts, APIs, I/O modes and the sweep.
 
-A case is one point. Its main step writes with ``-w -W -k`` (written data
-read back and verified); the files are then evicted from the page cache and
-read three times with ``-r -R -C -G`` and no flush in between: pass 1 is
-*read-once*, the mean of the three *read-3x* (the study's patterns).
-Figures come from IOR's JSON summaries, checked against the plan (tasks,
-iterations, bytes) and against the harness's clock and the bytes on disk.
+A case is one point. Its main step writes with ``-w -k``; the written data
+is then read back and verified (``-R -C -G``, untimed, like IOR's ``-W``);
+the files are evicted from the page cache and read three times with ``-r
+-R -C -G`` and no flush in between: pass 1 is *read-once*, the mean of the
+three *read-3x* (the study's patterns). Figures come from IOR's JSON
+summaries, checked against the plan (tasks, iterations, bytes), against
+the bytes on disk, and every bandwidth against the time each rank took by
+the harness's clock, less the start-up that calibration runs (one transfer
+per task) measure.
 '''
+
+import re
 
 from reframe.core.builtins import (parameter, run_after, run_before,
                                    sanity_function, variable)
-from reframe.core.exceptions import SkipTestError
+from reframe.core.exceptions import SanityError, SkipTestError
 
 from iogap.core import darshan, registry, steps
 from iogap.core.base import feature
@@ -23,12 +28,39 @@ from iogap.pio.base import ParallelIOTest, Sweep
 #: Read passes: the first is read-once, all three read-3x
 READ_PASSES = 3
 
+#: Launches that measure the start-up of a launched IOR (each one transfer
+#: per task): fewer than dd's, a launch costs a second on a loaded node
+CALIBRATIONS = 3
+
+_TOTAL_TIME = re.compile(r'"totalTime": ([0-9.]+)')
+
 PHASES = ('write', 'read_once', 'read_3x')
 BW = Figure('{phase}_bw', 'MiB/s', phase=PHASES)
 IOPS = Figure('{phase}_iops', 'ops/s', phase=PHASES)
 TIME = Figure('{phase}_time', 's', better=LOWER, phase=PHASES)
 BW_SPREAD = Figure('{phase}_bw_{stat}', 'MiB/s', better=None,
                    phase=('write', 'read_3x'), stat=('min', 'max'))
+
+
+def check_bandwidths(doc, access, nbytes, wall, overhead):
+    '''Sanity: every bandwidth IOR reports for ``access`` (each
+    iteration's, and the summary's mean, least and most) agrees with the
+    others and, summed as time, with the harness's clock.'''
+    results = [r for t in doc['tests'] for r in t['Results']
+               if r.get('access') == access]
+    samples = [r['bwMiB'] for r in results]
+    if not samples or min(samples) <= 0:
+        raise SanityError(f'IOR {access} reported bandwidths {samples}')
+    claimed = sum(nbytes / (bw * 2**20) for bw in samples)
+    steps.check_clock(claimed, wall, f'IOR {access}', overhead,
+                      nbytes * len(samples))
+    [row] = [r for r in doc['summary'] if r.get('operation') == access]
+    told = {'bwMeanMIB': sum(samples) / len(samples),
+            'bwMaxMIB': max(samples), 'bwMinMIB': min(samples)}
+    for key, want in told.items():
+        if abs(row[key] - want) > 0.01 * want + 0.01:
+            raise SanityError(f'IOR {access} summary {key} = {row[key]} '
+                              f'MiB/s, but its iterations say {want:.2f}')
 
 
 class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
@@ -60,11 +92,15 @@ class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
             self.block_size, self.transfer_size, self.mode == 'direct')
         self.repetitions = self.repetitions or self.extra('repetitions')
         self.scratch_bytes = self.num_tasks * self.block_bytes
+        # The writes, the verification and the read passes
+        self.moved_bytes = self.scratch_bytes * (self.repetitions + 1 +
+                                                 READ_PASSES)
         self.dd = self.tool('dd')
         self.ior = self.tool('ior')     # last: IOR's provider logged
-        self.executable = ' '.join([*self.darshan_env('write'), self.ior])
+        self.executable = steps.ranked(' '.join([*self.darshan_env('write'),
+                                                 self.ior]), self.own_tools)
         self.executable_opts = self.ior_options(
-            '-w -W -k', f'-i {self.repetitions}',
+            '-w -k', f'-i {self.repetitions}',
             *(['-e'] if self.mode == 'fsync' else []), 'ior_write.json')
 
     def api_options(self):
@@ -83,7 +119,20 @@ class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
         if self.mode == 'direct':
             self.prerun_cmds += [f'iogap_odirect {self.dd} '
                                  f'"$IOGAP_DIR/ior.dat" 4096']
-        self.prerun_cmds += [steps.begin(step='write')]
+        launch = self.launch_prefix()
+        calibrate = ' '.join([*self.darshan_env('calibrate'), self.ior,
+                              *self.api_options(), '-w -G 4242',
+                              f'-b {self.transfer_size} -t '
+                              f'{self.transfer_size}',
+                              '-o "$IOGAP_DIR/calib.dat"',
+                              '-O summaryFormat=JSON'])
+        self.prerun_cmds += [
+            f'iogap_calibrate {CALIBRATIONS} step=calibrate -- {launch} '
+            f'{steps.ranked(calibrate, self.own_tools)}',
+            'rm -f "$IOGAP_DIR"/calib.dat*',
+            steps.begin(step='write')]
+        verify = ' '.join([self.ior, *self.ior_options(
+            '-R -C -k', '-i 1', 'ior_verify.json')])
         read = ' '.join([*self.darshan_env('read'), self.ior,
                          *self.ior_options('-r -R -C -k', f'-i {READ_PASSES}',
                                            'ior_read.json')])
@@ -91,9 +140,11 @@ class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
         self.postrun_cmds += [
             steps.end(),
             'iogap_bytes "$IOGAP_DIR"/ior.dat*',
+            steps.run(f'{launch} {verify}', step='verify'),
             *([f'iogap_evict points {self.evict} {self.dd} '
                f'"$IOGAP_DIR"/ior.dat*'] if evicting else []),
-            steps.run(' '.join([self.launch_prefix(), read]), step='read'),
+            steps.run(f'{launch} {steps.ranked(read, self.own_tools)}',
+                      step='read'),
             'rm -f "$IOGAP_DIR"/ior.dat*',
         ]
         self.keep_files = [*self.keep_files, 'ior_*.json']
@@ -102,15 +153,15 @@ class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
                   f'reads another node\'s data on multi-node points')
 
     def check_steps(self, text, docs):
-        '''Sanity: IOR's timings against the harness's clock; the bytes on
-        disk after the write (HDF5 adds its metadata).'''
+        '''Sanity: IOR's bandwidths against the harness's clock; the bytes
+        on disk after the write (HDF5 adds its metadata).'''
         nbytes = self.num_tasks * self.block_bytes
-        found = {s['step']: s for s in steps.parse(text)}
+        overhead, found = steps.calibration(steps.parse(text), lambda s: sum(
+            float(t) for t in _TOTAL_TIME.findall(s.text)))
+        found = {s['step']: s for s in found}
         for op in ('write', 'read'):
-            claimed = sum(r['totalTime'] for t in docs[op]['tests']
-                          for r in t['Results'])
-            steps.check_clock(claimed, found[op].seconds, f'IOR {op}',
-                              lower=False)
+            check_bandwidths(docs[op], op, nbytes, found[op].seconds,
+                             overhead)
 
         slack = 2**21 + nbytes // 20 if self.api == 'HDF5' else 0
         steps.check_disk(found['write'], nbytes, 'IOR write', slack)
@@ -155,7 +206,7 @@ class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
         slack = 2**21 + nbytes // 20 if self.api == 'HDF5' else 0
         reps = self.repetitions
         found = self.darshan_figures({
-            'write': (module, nbytes * reps, nbytes * reps, slack * reps),
+            'write': (module, 0, nbytes * reps, slack * reps),
             'read': (module, nbytes * READ_PASSES, 0, slack * READ_PASSES),
         })
         return {name: (value, self.figures.find(name).unit)

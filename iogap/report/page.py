@@ -5,6 +5,8 @@ import base64
 import html
 import os
 
+from iogap.runguard import replace_file
+
 CSS = '''
 body { font-family: system-ui, sans-serif; max-width: 1200px; margin: 1em auto;
        padding: 0 1em; color: #212121; }
@@ -111,8 +113,8 @@ def write(manifest, outdir, extra_notes=()):
         if section['table']:
             parts.append(_table(section['table']))
     path = os.path.join(outdir, 'index.html')
-    with open(path, 'w') as fp:
-        fp.write('<!DOCTYPE html>\n<html lang="en"><head>'
+    # Whole or not at all: a full disk keeps the last page
+    replace_file(path, '<!DOCTYPE html>\n<html lang="en"><head>'
                  '<meta charset="utf-8">'
                  f'<title>iogap report: {esc(", ".join(systems))}</title>'
                  f'<style>{CSS}</style></head><body>\n' +

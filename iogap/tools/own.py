@@ -23,6 +23,7 @@ FILES = {
     'dd-stream.sh': 'iogap/dd/dd-stream.sh',
     'job.sh': 'iogap/core/job.sh',
     'rank-probe.sh': 'iogap/core/rank-probe.sh',
+    'ranked.sh': 'iogap/core/ranked.sh',
 }
 
 

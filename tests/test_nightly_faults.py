@@ -1,0 +1,595 @@
+'''Faults a site's cron meets, at unit level: the results database in every
+broken shape, run reports that are empty, cut, foreign or missing at every
+entry point, tools that lie about their speed (wrappers around the real dd
+that rewrite its report), two I/O jobs on one device, a clock stepped
+during a step, files replaced on a full file system. Each gives one line
+and a red night, and nothing stored before is changed. docs/faults.md
+lists them all.'''
+
+import glob
+import json
+import os
+import re
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+from reframe.core.exceptions import SanityError
+
+from conftest import (ROOT, built_view, cases, needs_tools, reframe_cmd,
+                      run_reframe)
+from iogap import resultsdb, runguard
+from iogap.core import scratch, steps
+from iogap.dd import stream
+from iogap.tools import own
+
+LIARS = os.path.join(ROOT, 'tests', 'data', 'liars')
+MiB = 2**20
+
+
+def reframe_db(path, sessions=('s1',)):
+    '''A database shaped like ReFrame 4.10's, with ``sessions``.'''
+    with sqlite3.connect(path) as conn:
+        conn.execute('CREATE TABLE sessions(uuid TEXT PRIMARY KEY, '
+                     'session_start_unix REAL, session_end_unix REAL, '
+                     'json_blob TEXT, report_file TEXT)')
+        conn.execute('CREATE TABLE testcases(name TEXT, system TEXT, '
+                     'partition TEXT, environ TEXT, '
+                     'job_completion_time_unix REAL, session_uuid TEXT, '
+                     'uuid TEXT)')
+        conn.execute('CREATE TABLE metadata(schema_version TEXT)')
+        conn.execute("INSERT INTO metadata VALUES('1.0')")
+        conn.execute('CREATE INDEX t ON testcases(name)')
+        for i, uuid in enumerate(sessions):
+            conn.execute('INSERT INTO sessions VALUES(?, ?, ?, ?, ?)',
+                         (uuid, i, i, '{"x": "' + 'y' * 9000 + '"}', ''))
+            conn.executemany('INSERT INTO testcases VALUES(?,?,?,?,?,?,?)',
+                             [(f'case{j}', 's', 'p', 'e', i, uuid, f'u{j}')
+                              for j in range(200)])
+    conn.close()
+    return path
+
+
+def test_a_missing_database_is_a_new_history_and_a_sound_one_is_kept(tmp_path):
+    db = str(tmp_path / 'results.db')
+    resultsdb.check(db)
+    assert resultsdb.keep_copy(db) is None
+    reframe_db(db)
+    resultsdb.check(db)
+    copy = resultsdb.keep_copy(db)
+    assert copy == db + resultsdb.LAST_GOOD
+    assert resultsdb.stored(copy, 's1') is None
+    assert 'not in the results database' in resultsdb.stored(db, 'other')
+
+
+def broken(tmp_path, how):
+    db = reframe_db(str(tmp_path / 'results.db'))
+    size = os.path.getsize(db)
+    if how == 'garbage':
+        with open(db, 'wb') as fp:
+            fp.write(os.urandom(5000))
+    elif how == 'empty':
+        open(db, 'w').close()
+    elif how == 'truncated':
+        os.truncate(db, size // 2)
+    elif how == 'corrupt page':
+        with open(db, 'r+b') as fp:     # a page of the index, overwritten
+            fp.seek(size - 4096 * 3)
+            fp.write(b'\xff' * 4096)
+    elif how == 'not reframe':
+        os.remove(db)
+        with sqlite3.connect(db) as conn:
+            conn.execute('CREATE TABLE photos(name TEXT)')
+        conn.close()
+    return db
+
+
+@pytest.mark.parametrize('how,said', [
+    ('garbage', 'is not an SQLite database'),
+    ('empty', 'is empty'),
+    ('truncated', 'is truncated'),
+    ('corrupt page', 'integrity_check|is corrupt'),
+    ('not reframe', 'not ReFrame\'s'),
+])
+def test_a_broken_database_is_refused_and_left_as_it_was(tmp_path, how, said):
+    db = broken(tmp_path, how)
+    before = open(db, 'rb').read()
+    with pytest.raises(resultsdb.ResultsDBError, match=said) as err:
+        resultsdb.check(db)
+    assert '\n' not in str(err.value) and 'the run stops' in str(err.value)
+    with pytest.raises(resultsdb.ResultsDBError):
+        resultsdb.keep_copy(db)      # a bad history never replaces the copy
+    assert open(db, 'rb').read() == before
+
+
+def test_the_refusal_names_the_last_good_copy(tmp_path):
+    db = reframe_db(str(tmp_path / 'results.db'))
+    resultsdb.keep_copy(db)
+    os.truncate(db, 1000)
+    with pytest.raises(resultsdb.ResultsDBError,
+                       match=f'cp -p {db}.last-good {db}'):
+        resultsdb.check(db)
+
+
+def test_a_database_locked_by_another_process_is_named(tmp_path, monkeypatch):
+    db = reframe_db(str(tmp_path / 'results.db'))
+    holder = sqlite3.connect(db)
+    holder.execute('BEGIN EXCLUSIVE')
+    monkeypatch.setattr(resultsdb, 'BUSY_SECONDS', 0.2)
+    try:
+        with pytest.raises(resultsdb.ResultsDBError,
+                           match='locked by another process'):
+            resultsdb.check(db)
+    finally:
+        holder.rollback()
+        holder.close()
+    resultsdb.check(db)
+
+
+# Every entry point that reads a run report, on reports a cron leaves
+BAD_REPORTS = {
+    'empty': '', 'truncated': '{"session_info": {"uuid": "a"}, "ru',
+    'object': '{}', 'list': '[]', 'foreign': '{"name": "package.json"}',
+}
+
+
+def entry_points(path, tmp_path):
+    from ci.nightly.__main__ import main as nightly
+    from iogap.rebaseline import main as rebaseline
+    from iogap.report.__main__ import main as report
+    yield 'verdict', lambda: nightly(['verdict', path])
+    yield 'report', lambda: report([path, '-o', str(tmp_path / 'html')])
+    yield 'rebaseline', lambda: rebaseline([path, '--dry-run'])
+
+
+@pytest.mark.parametrize('kind', [*BAD_REPORTS, 'missing'])
+def test_a_bad_run_report_is_one_line_at_every_entry_point(tmp_path, capsys,
+                                                           kind):
+    path = str(tmp_path / 'run-report-1.json')
+    if kind != 'missing':
+        with open(path, 'w') as fp:
+            fp.write(BAD_REPORTS[kind])
+    for name, call in entry_points(path, tmp_path):
+        try:
+            code = call()
+        except SystemExit as stop:
+            code, message = 1, str(stop.code)
+        else:
+            out = capsys.readouterr()
+            message = (out.out + out.err).strip()
+        assert code, f'{name} accepted a {kind} report'
+        said = [line for line in message.splitlines()
+                if path in line or 'run report' in line]
+        assert said and 'Traceback' not in message, f'{name}: {message}'
+        assert os.path.exists(path) == (kind != 'missing')
+
+
+def guard_script(root):
+    return '\n'.join(['#!/bin/bash', *scratch.job_guard(
+        str(root), 'T', io_lock=True), 'sleep 1.5'])
+
+
+def test_two_roots_on_one_device_take_turns(tmp_path):
+    '''Two runs' jobs on different scratch roots of one disk: the second
+    waits for the first, saying who holds the device.'''
+    roots = [tmp_path / 'a', tmp_path / 'b']
+    for root in roots:
+        root.mkdir()
+    assert os.stat(roots[0]).st_dev == os.stat(roots[1]).st_dev
+    first = subprocess.Popen(['bash', '-c', guard_script(roots[0])],
+                             stdout=subprocess.PIPE, text=True)
+    assert first.stdout.readline().startswith('iogap-scratch: ')
+    assert 'waited=0s' in first.stdout.readline()
+    second = subprocess.run(['bash', '-c', guard_script(roots[1])],
+                            capture_output=True, text=True, timeout=60)
+    first.wait(timeout=30)
+    assert second.returncode == 0, second.stderr
+    assert 'iogap: waiting for the I/O lock of device' in second.stderr
+    assert f'held by pid={first.pid} root={roots[0]}' in second.stderr
+    waited = [l for l in second.stdout.splitlines() if 'waited=' in l]
+    assert waited and not waited[0].endswith('waited=0s')
+
+
+def dd_stream(tmp_path, count, mode='buffered', **env):
+    '''Run the dd driver as a job runs it, with the lying dd; its output.'''
+    for name in own.FILES:
+        shutil.copy(own.source(name), tmp_path)
+    flags = {'buffered': [], 'dsync': ['--write-flags', 'oflag=dsync']}[mode]
+    proc = subprocess.run(
+        ['bash', './dd-stream.sh', '--dd', os.path.join(LIARS, 'dd'),
+         '--file', str(tmp_path / 'dd.dat'), '--bs', '1M', '--count',
+         str(count), '--reps', '1', '--reads', '3', '--evict', 'fadvise',
+         '--calibrations', str(steps.CALIBRATIONS), *flags],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        env=dict(os.environ, LC_ALL='C', **env))
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+# 256 is the generic profile's dd_count, 128 the smallest a profile uses
+# (localpair, minicori), 64 the issue's short step
+@pytest.mark.parametrize('count,mode,lie', [
+    (256, 'buffered', {'IOGAP_LIAR_FACTOR': '5'}),
+    (128, 'dsync', {'IOGAP_LIAR_FACTOR': '5'}),
+    (128, 'buffered', {'IOGAP_LIAR_RATE': '4e15'}),
+    (64, 'buffered', {'IOGAP_LIAR_RATE': '4e15'}),
+])
+def test_a_lying_dd_fails_with_both_numbers(tmp_path, count, mode, lie):
+    text = dd_stream(tmp_path, count, mode, **lie)
+    with pytest.raises(SanityError, match=r'dd \S+ \(repetition '
+                       r'1\): the '
+                       r'tool reports [0-9.e+]+ MB/s .* but the harness saw '
+                       r'[0-9.]+ MB/s .* not plausible') as err:
+        stream.check_steps(text, count * MiB, 5)
+    if 'IOGAP_LIAR_RATE' in lie:
+        assert 'reports 4e+09 MB/s' in str(err.value)
+
+
+def test_the_same_wrapper_telling_the_truth_passes(tmp_path):
+    text = dd_stream(tmp_path, 64, IOGAP_LIAR_FACTOR='1')
+    found, overhead = stream.check_steps(text, 64 * MiB, 5)
+    assert len(found) == 5 and 0 < overhead.min <= overhead.max
+
+
+def test_a_clock_stepped_during_a_step_is_timed_by_the_monotonic_clock():
+    script = (f'. {steps.JOB_SH}\n'
+              'iogap_begin op=write\n'
+              # The wall clock read at the start, as if it had jumped back
+              'iogap_t0=$(awk -v t="$iogap_t0" "BEGIN {print t + 3600}")\n'
+              'sleep 0.3\n'
+              'iogap_end\n')
+    proc = subprocess.run(['bash', '-c', script], capture_output=True,
+                          text=True, timeout=30)
+    [step] = steps.parse(proc.stdout)
+    assert 0.28 <= step.seconds <= 0.5, proc.stdout
+    assert 'the wall clock moved by' in proc.stderr
+    assert 'timed by the monotonic clock' in proc.stderr
+
+
+def test_a_file_replaced_on_a_full_file_system_keeps_its_old_text(tmp_path):
+    if os.geteuid() != 0 or not shutil.which('mount'):
+        pytest.skip('mounting a small tmpfs needs root')
+    mnt = tmp_path / 'full'
+    mnt.mkdir()
+    made = subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=256k',
+                           'iogap-test', str(mnt)], capture_output=True,
+                          text=True)
+    if made.returncode:
+        pytest.skip(f'cannot mount a tmpfs here: {made.stderr.strip()}')
+    try:
+        target = mnt / 'summary.txt'
+        target.write_text('last night\n')
+        subprocess.run(['dd', 'if=/dev/zero', f'of={mnt}/filler', 'bs=4k'],
+                       capture_output=True)
+        with pytest.raises(OSError):
+            runguard.replace_file(str(target), 'tonight\n' * 100000)
+        assert target.read_text() == 'last night\n'
+        assert sorted(os.listdir(mnt)) == ['filler', 'summary.txt']
+        with pytest.raises(Exception, match='0 MiB free'):
+            runguard.check_output(str(mnt))
+    finally:
+        subprocess.run(['umount', '-l', str(mnt)])
+
+
+def test_default_time_limits_grow_with_the_bytes_from_minutes():
+    from iogap.core.base import FIXED_SECONDS, time_limit
+    assert time_limit(0) == FIXED_SECONDS
+    generic = time_limit(256 * MiB * 3 * 4)     # dd_count 256, 3 reps
+    assert FIXED_SECONDS < generic < 10 * 60
+    assert time_limit(10**11) > time_limit(10**10) > generic
+
+
+# Real runs: one or two small dd or IOR cases each
+
+DD = ('-S', 'DDSingleStream.repetitions=1')
+
+
+def dd_case(mode, count=16):
+    return ('-n', f'DDSingleStream.*%cpu_bind=default.*%darshan=off.*'
+                  f'%mode={mode}', *DD, '-S', f'DDSingleStream.count={count}')
+
+
+def one_error_line(run):
+    said = [line for line in run.stdout.splitlines()
+            if line.startswith(('ERROR', 'iogap:'))]
+    assert said and 'Traceback' not in run.stdout, run.stdout
+    return said
+
+
+@pytest.mark.reframe
+def test_a_broken_history_stops_the_run_before_any_job(tmp_path):
+    db = broken(tmp_path, 'truncated')
+    before = open(db, 'rb').read()
+    run = run_reframe(tmp_path, *dd_case('buffered'), '-r',
+                      env={'IOGAP_RESULTS_DB': db})
+    assert run.returncode != 0
+    [line] = [l for l in one_error_line(run) if 'results database' in l]
+    assert 'is truncated' in line and 'the run stops' in line
+    assert not os.path.exists(os.path.join(run.out, 'stage'))
+    assert open(db, 'rb').read() == before
+
+
+@pytest.mark.reframe
+def test_a_session_that_was_not_stored_fails_the_run(tmp_path):
+    '''The history breaks while the run measures: ReFrame only warns that
+    it failed to store the session; the run fails naming why.'''
+    db = tmp_path / 'history.db'
+    env = dict(os.environ, IOGAP_OUTPUT=str(tmp_path / 'out'),
+               IOGAP_SCRATCH=str(tmp_path / 'scratch'), RFM_COLORIZE='n',
+               IOGAP_RESULTS_DB=str(db))
+    (tmp_path / 'scratch').mkdir()
+    proc = subprocess.Popen(reframe_cmd() + ['-C', 'reframe_config.py',
+                                             *dd_case('buffered', 64), '-r'],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 300
+    while not any(e.startswith('iogap.') for e in
+                  os.listdir(tmp_path / 'scratch')):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.1)
+    db.write_bytes(b'garbage')
+    out = proc.communicate(timeout=300)[0]
+    assert proc.returncode == 1, out
+    assert 'failed to store results in the database' in out
+    assert 'iogap: the run is not complete' in out
+    assert 'the session was not stored' in out and str(db) in out
+
+
+@pytest.mark.reframe
+@pytest.mark.parametrize('how', ['full', 'read-only'])
+def test_a_full_or_read_only_output_stops_the_run(tmp_path, small_fs, how):
+    out = small_fs(size='4m' if how == 'full' else '64m',
+                   ro=how == 'read-only')
+    run = run_reframe(tmp_path, *dd_case('buffered'), '-r',
+                      env={'IOGAP_OUTPUT': str(out)})
+    assert run.returncode != 0
+    [line] = [l for l in one_error_line(run) if str(out) in l]
+    assert ('MiB free' if how == 'full' else 'is not writable') in line
+
+
+@pytest.fixture
+def small_fs(tmp_path):
+    '''A tmpfs of the given size under tmp_path, optionally read-only.'''
+    mounted = []
+
+    def _mount(size, ro=False):
+        path = tmp_path / f'fs{len(mounted)}'
+        path.mkdir()
+        proc = subprocess.run(['mount', '-t', 'tmpfs', '-o', f'size={size}',
+                               'iogap-test', str(path)],
+                              capture_output=True, text=True)
+        if proc.returncode:
+            pytest.skip(f'cannot mount a tmpfs here: {proc.stderr.strip()}')
+        mounted.append(path)
+        if ro:
+            subprocess.run(['mount', '-o', 'remount,ro', str(path)],
+                           check=True)
+        return path
+
+    yield _mount
+    for path in reversed(mounted):
+        subprocess.run(['umount', '-l', str(path)])
+
+
+@pytest.mark.reframe
+def test_the_nightly_on_a_broken_history_is_red_in_one_line(tmp_path):
+    db = broken(tmp_path, 'garbage')
+    before = open(db, 'rb').read()
+    env = dict(os.environ, IOGAP_OUTPUT=str(tmp_path / 'out'),
+               IOGAP_SCRATCH=str(tmp_path / 'scratch'), IOGAP_RESULTS_DB=db,
+               IOGAP_SELECT=' '.join(dd_case('buffered')))
+    proc = subprocess.run([sys.executable, '-m', 'ci.nightly', 'suite'],
+                          cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 1
+    [red] = [l for l in proc.stdout.splitlines() if l.startswith('RED')]
+    assert 'is not an SQLite database' in red and 'Traceback' not in \
+        proc.stdout + proc.stderr
+    assert 'reframe' not in proc.stdout.split(red)[0].split('history')[-1]
+    assert open(db, 'rb').read() == before
+
+
+@pytest.mark.reframe
+def test_two_runs_on_two_roots_of_one_disk_never_measure_at_once(tmp_path):
+    '''Two runs started together, each with its scratch root and output
+    on one disk: their jobs take turns, the one that waits says for whom.'''
+    roots = [tmp_path / 'scratch1', tmp_path / 'scratch2']
+    case = dd_case('dsync', 256) + ('-S', 'DDSingleStream.repetitions=2')
+    runs = []
+    for n, root in enumerate(roots, start=1):
+        root.mkdir()
+        env = dict(os.environ, IOGAP_OUTPUT=str(tmp_path / f'out{n}'),
+                   IOGAP_SCRATCH=str(root), RFM_COLORIZE='n')
+        runs.append(subprocess.Popen(
+            reframe_cmd() + ['-C', 'reframe_config.py', *case, '-r'],
+            cwd=ROOT, env=env, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True))
+    outs = [run.communicate(timeout=600)[0] for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], outs
+    held, said = [], ''
+    for out in glob.glob(str(tmp_path / 'out*' / 'output' / '**' /
+                             'rfm_job.out'), recursive=True):
+        text = open(out).read()
+        [at] = re.findall(r'^iogap-io-lock: .* at=([0-9.]+)$', text, re.M)
+        [gone] = re.findall(r'^iogap-io-released: at=([0-9.]+)$', text, re.M)
+        held.append((float(at), float(gone)))
+        said += open(out.replace('.out', '.err')).read()
+    (start1, end1), (start2, end2) = sorted(held)
+    assert end1 <= start2, f'both measured at once: {held}'
+    if 'waiting for the I/O lock' in said:
+        assert re.search(r'iogap: waiting for the I/O lock of device '
+                         r'\d+:\d+ \(.*scratch[12]\), held by pid=\d+ '
+                         r'root=.*scratch[12]', said), said
+
+
+@pytest.mark.reframe
+def test_a_hung_dd_fails_its_case_in_time_and_the_night_goes_on(tmp_path):
+    fake = tmp_path / 'view' / 'bin'
+    fake.mkdir(parents=True)
+    (fake / 'dd').write_text('#!/bin/bash\ncase "$*" in *count=16*oflag=dsync'
+                             '*) sleep 3600 ;; esac\nexec /usr/bin/dd "$@"\n')
+    (fake / 'dd').chmod(0o755)
+    run = run_reframe(tmp_path, '-n', 'DDSingleStream.*%cpu_bind=default.*'
+                      '%darshan=off.*%mode=(buffered|dsync)', *DD, '-S',
+                      'DDSingleStream.count=16', '-S',
+                      'DDSingleStream.time_limit=20s', '-r',
+                      env={'IOGAP_SPACK_VIEW': str(tmp_path / 'view')},
+                      timeout=300)
+    found = {tc['mode']: tc for tc in cases(run, 'DDSingleStream')}
+    assert found['buffered']['result'] == 'pass', run.stdout
+    assert found['dsync']['result'] == 'fail'
+    assert 'timed out' in found['dsync']['fail_reason']
+    assert not [e for e in os.listdir(tmp_path / 'scratch')
+                if e.startswith('iogap.')]
+
+
+@pytest.mark.reframe
+def test_a_lying_dd_fails_its_case_with_both_numbers(tmp_path):
+    view = tmp_path / 'view' / 'bin'
+    view.mkdir(parents=True)
+    os.symlink(os.path.join(LIARS, 'dd'), view / 'dd')
+    run = run_reframe(tmp_path, *dd_case('dsync', 128), '-r',
+                      env={'IOGAP_SPACK_VIEW': str(tmp_path / 'view'),
+                           'IOGAP_LIAR_FACTOR': '5'})
+    [tc] = cases(run, 'DDSingleStream')
+    assert tc['result'] == 'fail', run.stdout
+    assert re.search(r'dd write \(repetition 1\): the tool reports [0-9.]+ '
+                     r'MB/s .* but the harness saw [0-9.]+ MB/s .* not '
+                     r'plausible', tc['fail_reason']), tc['fail_reason']
+
+
+def ior_liar(tmp_path, block, **lie):
+    view = tmp_path / 'view' / 'bin'
+    view.mkdir(parents=True)
+    os.symlink(os.path.join(LIARS, 'ior'), view / 'ior')
+    return run_reframe(
+        tmp_path, '-n', 'IORBench.*%cpu_bind=default.*%darshan=off.*'
+        '%procs_per_node=2.*%layout=fpp.*%api=POSIX.*%mode=(buffered|direct)',
+        '-S', f'IORBench.block_size={block}', '-r',
+        env={'IOGAP_SPACK_VIEW': str(tmp_path / 'view'),
+             'IOGAP_LIAR_IOR': os.path.join(built_view(), 'bin', 'ior'),
+             **lie}, timeout=600)
+
+
+def within_resolution(tc):
+    '''Why the harness could not tell this case's claim from the truth,
+    from the job's own output (its calibration, the write step's time and
+    the claim), or ``None`` when it could.'''
+    out = os.path.join(tc['outputdir'], 'rfm_job.out')
+    text = open(out).read()
+    overhead, found = steps.calibration(steps.parse(text), lambda s: sum(
+        float(t) for t in re.findall(r'"totalTime": ([0-9.]+)', s.text)))
+    [write] = [s for s in found if s['step'] == 'write']
+    with open(os.path.join(os.path.dirname(out), 'ior_write.json')) as fp:
+        doc = json.load(fp)
+    claimed = sum(64 * MiB * tc.get('num_tasks', 2) / (r['bwMiB'] * MiB)
+                  for t in doc['tests'] for r in t['Results'])
+    shortest = (write.seconds - overhead.max - overhead.resolution) / \
+        steps.TOLERANCE
+    if claimed >= shortest:
+        return (f'this host\'s launch start-up ({overhead}, resolution '
+                f'{overhead.resolution:.3f} s) hides the write '
+                f'({write.seconds:.3f} s in the rank): the bound cannot tell')
+    return None
+
+
+@needs_tools
+@pytest.mark.reframe
+def test_a_lying_ior_fails_with_both_numbers(tmp_path):
+    '''The generic profile's size (64 MiB per task, two tasks): five times
+    the truth in buffered mode, 4 PB/s in direct mode.'''
+    run = ior_liar(tmp_path, '64m', IOGAP_LIAR_FACTOR='5',
+                   IOGAP_LIAR_RATE='4e15',
+                   IOGAP_LIAR_RATE_WHEN='--posix.odirect')
+    found = {tc['mode']: tc for tc in cases(run, 'IORBench')}
+    assert set(found) == {'buffered', 'direct'}, run.stdout
+    unseen = []
+    for mode, told in (('buffered', r'[0-9.]+'), ('direct', '4e\\+09')):
+        reason = found[mode]['fail_reason'] or ''
+        if found[mode]['result'] == 'pass':
+            why = within_resolution(found[mode])
+            assert why, f'{mode}: the lie passed though the bound could tell'
+            unseen.append(f'{mode}: {why}')
+            continue
+        assert re.search(rf'IOR write: the tool reports {told} MB/s .* but '
+                         rf'the harness saw [0-9.]+ MB/s .* not plausible',
+                         reason), (mode, reason)
+    if unseen:
+        pytest.skip('; '.join(unseen))
+
+
+@pytest.mark.reframe
+def test_an_output_that_fills_during_the_run_is_one_line(tmp_path, small_fs):
+    '''The output file system fills while a job measures: no traceback per
+    log record, the run fails naming the full file system, and the history
+    kept elsewhere stays sound.'''
+    out = small_fs(size='20m')
+    db = reframe_db(str(tmp_path / 'history.db'))
+    (tmp_path / 'scratch').mkdir()
+    env = dict(os.environ, IOGAP_OUTPUT=str(out), RFM_COLORIZE='n',
+               IOGAP_SCRATCH=str(tmp_path / 'scratch'), IOGAP_RESULTS_DB=db)
+    proc = subprocess.Popen(reframe_cmd() + ['-C', 'reframe_config.py',
+                                             *dd_case('buffered', 64), '-r'],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 300
+    while not any(e.startswith('iogap.') for e in
+                  os.listdir(tmp_path / 'scratch')):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.05)
+    subprocess.run(['dd', 'if=/dev/zero', f'of={out}/filler', 'bs=64k'],
+                   capture_output=True)
+    text = proc.communicate(timeout=300)[0]
+    assert proc.returncode != 0, text
+    assert 'Traceback' not in text and 'Logging error' not in text, text
+    assert 'No space left on device' in text
+    assert 'iogap: the run is not complete' in text
+    resultsdb.check(db)
+
+
+@pytest.mark.reframe
+def test_the_ci_runner_cancelling_the_night_loses_nothing(tmp_path):
+    '''GitLab cancels a job with SIGTERM to its process group: the run's
+    job ends, its scratch directory goes, the history stays sound.'''
+    db = reframe_db(str(tmp_path / 'history.db'))
+    (tmp_path / 'scratch').mkdir()
+    env = dict(os.environ, IOGAP_OUTPUT=str(tmp_path / 'out'),
+               IOGAP_SCRATCH=str(tmp_path / 'scratch'), IOGAP_RESULTS_DB=db,
+               IOGAP_SELECT=' '.join(dd_case('dsync', 256) +
+                                     ('-S', 'DDSingleStream.repetitions=3')))
+    proc = subprocess.Popen([sys.executable, '-m', 'ci.nightly', 'suite'],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    deadline = time.monotonic() + 300
+    while not any(e.startswith('iogap.') for e in
+                  os.listdir(tmp_path / 'scratch')):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGTERM)
+    out = proc.communicate(timeout=120)[0]
+    assert proc.returncode != 0, out
+    deadline = time.monotonic() + 30
+    while [e for e in os.listdir(tmp_path / 'scratch')
+           if e.startswith('iogap.')] and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not [e for e in os.listdir(tmp_path / 'scratch')
+                if e.startswith('iogap.')]
+    resultsdb.check(db)
+    assert os.path.exists(db + resultsdb.LAST_GOOD)
+
+
+def test_a_missing_home_changes_no_entry_point(tmp_path):
+    '''Cron may run with no HOME: the report still answers in one line.'''
+    env = {k: v for k, v in os.environ.items() if k != 'HOME'}
+    proc = subprocess.run([sys.executable, '-m', 'iogap.report',
+                           str(tmp_path / 'none.json'), '-o',
+                           str(tmp_path / 'html')], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        f'iogap.report: {tmp_path}/none.json: No such file or directory']
