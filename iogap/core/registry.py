@@ -1,7 +1,9 @@
 '''The library's test families by name.
 
 A family registers itself with the :func:`family` decorator; reference
-files and judgements name it. The thin check in ``checks/`` subclasses it
+files and judgements name it. A package of families says so in its
+``__init__`` (``HOLDS_FAMILIES = True``) and :func:`get` imports its
+modules: the core names no family and no family package. The thin check in ``checks/`` subclasses it
 under the same name and adds no parameters, so a family's variant numbers
 are the check's too, and :func:`case_name` can name the test case a
 judgement depends on, also under ``--repeat``.
@@ -17,9 +19,6 @@ from reframe.core.meta import make_test
 #: Parameter ReFrame's ``--repeat N`` adds to every test
 REPEAT = '.repeat_no'
 
-#: Packages whose modules hold families (each registers itself on import)
-PACKAGES = ('iogap.dd', 'iogap.pio', 'iogap.osu', 'iogap.fio')
-
 _FAMILIES = {}
 
 
@@ -29,9 +28,19 @@ def family(cls):
     return cls
 
 
+def packages():
+    '''The packages of ``iogap`` that hold families.'''
+    import iogap
+    return [info.name for info in pkgutil.iter_modules(iogap.__path__,
+                                                       'iogap.')
+            if info.ispkg and getattr(importlib.import_module(info.name),
+                                      'HOLDS_FAMILIES', False)]
+
+
 @functools.lru_cache(maxsize=None)
 def _load_all():
-    for name in PACKAGES:
+    # Each family registers itself when its module is imported
+    for name in packages():
         package = importlib.import_module(name)
         for info in pkgutil.iter_modules(package.__path__, f'{name}.'):
             importlib.import_module(info.name)
