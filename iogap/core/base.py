@@ -22,7 +22,7 @@ from reframe.core.builtins import (fixture, run_after, run_before,
 from reframe.core.exceptions import SanityError, SkipTestError
 
 from iogap import profile
-from iogap.core import registry, scratch, steps
+from iogap.core import jobscript, registry, scratch, steps
 from iogap.errors import ScratchError
 from iogap.tools import own
 from iogap.tools.provider import find_tool
@@ -124,6 +124,8 @@ class IogapTest(rfm.RunOnlyRegressionTest):
         params = case_params(self)
         self.valid_systems = [part.fullname for part in _runtime_parts()
                               if runs_on(type(self), params, part)]
+        #: The job script by named section (:mod:`iogap.core.jobscript`)
+        self.job_sections = jobscript.JobSections()
 
     @run_after('init')
     def _described(self):
@@ -152,7 +154,7 @@ class IogapTest(rfm.RunOnlyRegressionTest):
             setattr(self.job, attr, getattr(self, attr))
 
         return ' '.join([*self.job.launcher.command(self.job),
-                         *self.job.launcher.options])
+                         *self.job_sections.launcher_options()])
 
     @property
     def is_local(self):
@@ -190,13 +192,27 @@ class IogapTest(rfm.RunOnlyRegressionTest):
         if self.is_local and self.scratch_bytes:
             scratch.check_free_space(root, self.scratch_bytes)
 
-        tag = re.sub(r'[^A-Za-z0-9_-]', '_', self.unique_name)
         if self.own_tools == '.':
             for name in own.FILES:
                 shutil.copy(own.source(name), self.stagedir)
-        self.prerun_cmds = [steps.source(self.own_tools)] + scratch.job_guard(
-            root, tag, watch_pid=os.getpid() if self.is_local else None,
-            io_lock=self.is_local) + [steps.device()] + self.prerun_cmds
+
+    @run_before('run', always_last=True)
+    def _lay_out_job(self):
+        '''The one place the job script is assembled: the helpers, the
+        scratch guard and the scratch device first, then the sections
+        (commands a user set on the command line go to set-up and
+        tear-down).'''
+        tag = re.sub(r'[^A-Za-z0-9_-]', '_', self.unique_name)
+        guard = scratch.job_guard(
+            self.extra('scratch_root'), tag,
+            watch_pid=os.getpid() if self.is_local else None,
+            io_lock=self.is_local)
+        pre, post = self.job_sections.layout()
+        self.prerun_cmds = [steps.source(self.own_tools), *guard,
+                            steps.device(), *self.prerun_cmds, *pre]
+        self.postrun_cmds = [*post, *self.postrun_cmds]
+        self.job.launcher.options = [*self.job.launcher.options,
+                                     *self.job_sections.launcher_options()]
 
     @run_after('run')
     def _scratch_cleanup(self):

@@ -73,9 +73,9 @@ class Darshan(rfm.RegressionTestPlugin):
 
         self.darshan_lib = self.tool('libdarshan.so', subdirs=('lib',),
                                      what='darshan-runtime')
-        self.prerun_cmds += [f'module unload {m}'
-                             for m in self.extra('darshan_unload')]
-        self.prerun_cmds += ['mkdir -p darshan']
+        self.job_sections['setup'].extend(
+            [*(f'module unload {m}' for m in self.extra('darshan_unload')),
+             'mkdir -p darshan'])
         self.env_vars['DARSHAN_EXCLUDE_DIRS'] = EXCLUDE_DIRS
         self.keep_files = [*self.keep_files, 'darshan/*.darshan']
         self.note('darshan-runtime preloaded')

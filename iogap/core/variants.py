@@ -84,7 +84,7 @@ class CpuBind(rfm.RegressionTestPlugin):
 
             self.num_cpus_per_task = self.cpus_per_task()
             self.job.num_cpus_per_task = self.num_cpus_per_task
-            self.job.launcher.options += options
+            self.job_sections.launcher['binding'] += options
 
     def check_binding(self, masks):
         '''Sanity: every task asked to bind ran on its own cores only.
@@ -146,8 +146,8 @@ class CpuClock(rfm.RegressionTestPlugin):
 
     @run_after('setup')
     def _pin_clock(self):
-        self.job.launcher.options = [f'--cpu-freq={self.cpu_freq}',
-                                     *self.job.launcher.options]
+        self.job_sections.launcher['cpu_freq'] = [
+            f'--cpu-freq={self.cpu_freq}']
 
     def check_clock(self, text):
         '''Sanity: the clock each rank's probe read is the one asked for.'''

@@ -150,7 +150,7 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
               else []),
         ]
         self.env_vars['LC_ALL'] = 'C'     # dd's summary in one format
-        self.prerun_cmds += [placement.JOB_CPUS]
+        self.job_sections['probe'].append(placement.JOB_CPUS)
 
     def steps(self):
         '''Every dd step, checked: whole, plausible, on disk.'''

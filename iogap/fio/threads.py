@@ -92,20 +92,22 @@ class FioThreads(IogapTest):
         launch = self.launch_prefix()
         layout = (f'{self.fio} --name=layout --filename="$IOGAP_DIR/fio.dat"'
                   f' --size={self.file_bytes} --create_only=1')
-        self.prerun_cmds += [
+        job = self.job_sections
+        job['probe'].extend([
             placement.JOB_CPUS,
             # Launched like fio: the CPUs its process may use; the first
             # one takes every thread
             f'probe=$({placement.probe_step(launch, self.own_tools)})',
             'echo "$probe"',
             'IOGAP_CPU=$(echo "$probe" | sed -n "s/.* cpus=\\([0-9]*\\).*/'
-            '\\1/p" | head -1)',
-            f'iogap_odirect {self.dd} "$IOGAP_DIR/fio.dat" 4096',
-            steps.run(layout, step='layout'),
-            'iogap_bytes "$IOGAP_DIR/fio.dat"',
-            steps.begin(step='read'),
-        ]
-        self.postrun_cmds += [steps.end(), 'rm -f "$IOGAP_DIR/fio.dat"']
+            '\\1/p" | head -1)'])
+        # Before any launch: a scratch without O_DIRECT skips the job
+        job['setup'].append(f'iogap_odirect {self.dd} "$IOGAP_DIR/fio.dat" '
+                            f'4096')
+        lay_out = job.step(layout, step='layout')
+        lay_out.after.append('iogap_bytes "$IOGAP_DIR/fio.dat"')
+        job.step(step='read')
+        job['teardown'].append('rm -f "$IOGAP_DIR/fio.dat"')
         self.keep_files = [*self.keep_files, 'fio_read.json']
 
     @sanity_function

@@ -115,15 +115,14 @@ class OSUBase(IogapTest, CoreSpec, CpuBind):
     @run_before('run')
     def probe_and_validate(self):
         launch = self.launch_prefix()
-        self.prerun_cmds += [placement.JOB_CPUS,
-                             placement.probe_step(launch, self.own_tools)]
+        self.job_sections['probe'].extend([
+            placement.JOB_CPUS, placement.probe_step(launch, self.own_tools)])
         if self.validation:
-            check = ' '.join([launch, self.executable,
-                              *self.osu_options(validation=True)])
-            self.prerun_cmds += [steps.run(check, run='validate')]
+            self.job_sections.step(' '.join(
+                [launch, self.executable, *self.osu_options(validation=True)]),
+                run='validate')
 
-        self.prerun_cmds += [steps.begin(run='measure')]
-        self.postrun_cmds += [steps.end()]
+        self.job_sections.step(run='measure')
 
     def what(self, step):
         return (f'{self.benchmark} ({step["run"]} run, {self.num_tasks} '

@@ -62,8 +62,7 @@ class OSUPointToPoint(OSUBase):
             # A socket placement only holds if the ranks are pinned to it
             options = options + self.extra('osu_socket_bind_options')
 
-        # Mapping first, then the binding variant's options
-        self.job.launcher.options = options + self.job.launcher.options
+        self.job_sections.launcher['placement'] += options
         self.note(f'placement={self.placement}')
 
     def check_placement(self, ranks):

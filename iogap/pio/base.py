@@ -54,9 +54,9 @@ class ParallelIOTest(IogapTest, CoreSpec, CpuBind):
     @run_before('run')
     def probe_placement(self):
         # Launched exactly like the tool: where every task runs
-        self.prerun_cmds += [placement.JOB_CPUS,
-                             placement.probe_step(self.launch_prefix(),
-                                                  self.own_tools)]
+        self.job_sections['probe'].extend([
+            placement.JOB_CPUS,
+            placement.probe_step(self.launch_prefix(), self.own_tools)])
 
     def check_run(self):
         '''Sanity core: no integrity problem, exit 0, placement as asked.'''

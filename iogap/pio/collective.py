@@ -117,8 +117,5 @@ class IORCollective(IORBase, LustreStriping):
         if self.cb_nodes():
             self.env_vars = {**self.env_vars,
                              **self.extra('mpiio_hints_display')}
-        # Before the calibration launches and the timed write use them
-        at = next((i for i, cmd in enumerate(self.prerun_cmds)
-                   if cmd.startswith('iogap_calibrate')),
-                  len(self.prerun_cmds))
-        self.prerun_cmds[at:at] = setup
+        # Set up before every step, the calibration launches included
+        self.job_sections['setup'].extend(setup)

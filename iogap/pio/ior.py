@@ -116,37 +116,35 @@ class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
 
     @run_before('run')
     def write_then_read(self):
-        if self.mode == 'direct':
-            self.prerun_cmds += [f'iogap_odirect {self.dd} '
-                                 f'"$IOGAP_DIR/ior.dat" 4096']
-        launch = self.launch_prefix()
+        job, launch = self.job_sections, self.launch_prefix()
         calibrate = ' '.join([*self.darshan_env('calibrate'), self.ior,
                               *self.api_options(), '-w -G 4242',
                               f'-b {self.transfer_size} -t '
                               f'{self.transfer_size}',
                               '-o "$IOGAP_DIR/calib.dat"',
                               '-O summaryFormat=JSON'])
-        self.prerun_cmds += [
-            f'iogap_calibrate {CALIBRATIONS} step=calibrate -- {launch} '
-            f'{steps.ranked(calibrate, self.own_tools)}',
-            'rm -f "$IOGAP_DIR"/calib.dat*',
-            steps.begin(step='write')]
+        job.step(f'{launch} {steps.ranked(calibrate, self.own_tools)}',
+                 repeat=CALIBRATIONS, step='calibrate').after.append(
+                     'rm -f "$IOGAP_DIR"/calib.dat*')
+        if self.mode == 'direct':
+            # Before any launch: a scratch without O_DIRECT skips the job
+            job['setup'].append(f'iogap_odirect {self.dd} '
+                                f'"$IOGAP_DIR/ior.dat" 4096')
+        write = job.step(step='write')
+        write.after.append('iogap_bytes "$IOGAP_DIR"/ior.dat*')
         verify = ' '.join([self.ior, *self.ior_options(
             '-R -C -k', '-i 1', 'ior_verify.json')])
+        job.step(f'{launch} {verify}', step='verify')
         read = ' '.join([*self.darshan_env('read'), self.ior,
                          *self.ior_options('-r -R -C -k', f'-i {READ_PASSES}',
                                            'ior_read.json')])
+        read = job.step(f'{launch} {steps.ranked(read, self.own_tools)}',
+                        step='read')
         evicting = self.mode != 'direct'
-        self.postrun_cmds += [
-            steps.end(),
-            'iogap_bytes "$IOGAP_DIR"/ior.dat*',
-            steps.run(f'{launch} {verify}', step='verify'),
-            *([f'iogap_evict points {self.evict} {self.dd} '
-               f'"$IOGAP_DIR"/ior.dat*'] if evicting else []),
-            steps.run(f'{launch} {steps.ranked(read, self.own_tools)}',
-                      step='read'),
-            'rm -f "$IOGAP_DIR"/ior.dat*',
-        ]
+        if evicting:
+            read.prepare.append(f'iogap_evict points {self.evict} {self.dd} '
+                                f'"$IOGAP_DIR"/ior.dat*')
+        job['teardown'].append('rm -f "$IOGAP_DIR"/ior.dat*')
         self.keep_files = [*self.keep_files, 'ior_*.json']
         self.note('read_once: O_DIRECT, no page cache' if not evicting else
                   f'read_once: {self.evict} eviction on the first node, -C '

@@ -10,7 +10,7 @@ from reframe.core.builtins import (parameter, run_after, run_before,
                                    sanity_function, variable)
 from reframe.core.exceptions import SanityError
 
-from iogap.core import darshan, registry, steps
+from iogap.core import darshan, registry
 from iogap.core.figures import Figure, Figures
 from iogap.pio import parse
 from iogap.pio.base import ParallelIOTest, Sweep
@@ -66,8 +66,7 @@ class MDTestBench(ParallelIOTest, Sweep, darshan.Darshan):
 
     @run_before('run')
     def time_main_step(self):
-        self.prerun_cmds += [steps.begin(step='mdtest')]
-        self.postrun_cmds += [steps.end()]
+        self.job_sections.step(step='mdtest')
 
     @sanity_function
     def validate(self):
