@@ -16,6 +16,6 @@ class ScratchError(IogapError):
     '''The scratch root cannot be used; the message says why and the fix.'''
 
 
-class ReferenceError(IogapError):
+class ReferenceFileError(IogapError):
     '''A reference file is malformed; the message names file, line, key and
     value.'''

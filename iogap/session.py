@@ -11,7 +11,7 @@ import sys
 from iogap import profile
 from iogap import runguard
 from iogap.core import scratch
-from iogap.errors import IogapError, ReferenceError
+from iogap.errors import IogapError, ReferenceFileError
 from iogap.judge import references
 
 #: Options with which reframe runs (or dry-runs) tests
@@ -43,7 +43,7 @@ def start(argv, system, output, results_db=None):
     if references.current() is None:
         path = references.path_for(system['name'])
         if os.environ.get('IOGAP_REQUIRE_REFERENCES') == '1':
-            raise ReferenceError(f'{path}: no reference file for system '
+            raise ReferenceFileError(f'{path}: no reference file for system '
                                  f'{system["name"]}, and IOGAP_REQUIRE_'
                                  f'REFERENCES=1 demands one')
         print(f'iogap: no reference file {path}: the figures of '

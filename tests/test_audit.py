@@ -14,7 +14,7 @@ import yaml
 from conftest import ROOT
 from iogap import profile
 from iogap.core import stats
-from iogap.errors import ReferenceError
+from iogap.errors import ReferenceFileError
 from iogap.judge import audit, references
 from iogap.judge.audit import model
 from iogap.report import load as load_report, plot_judge
@@ -39,7 +39,7 @@ def load(tmp_path, data, enforce=True):
 
 def test_a_judgement_over_budget_is_refused_in_one_line(tmp_path):
     # both sides 10 %: a +-15 % band fails about 29 % of healthy nights
-    with pytest.raises(ReferenceError) as err:
+    with pytest.raises(ReferenceFileError) as err:
         load(tmp_path, RATIO)
     message = str(err.value)
     assert '\n' not in message
@@ -51,7 +51,7 @@ def test_a_judgement_over_budget_is_refused_in_one_line(tmp_path):
 def test_a_waiver_admits_it_and_the_audit_still_shows_the_rate(tmp_path):
     data = copy.deepcopy(RATIO)
     data['ratios'][0]['waiver'] = 'kept for the test'
-    with pytest.raises(ReferenceError, match=r'cori.yaml:1: system: the night '
+    with pytest.raises(ReferenceFileError, match=r'cori.yaml:1: system: the night '
                        r'fails 2\d\.\d% of healthy runs \(budget 10%'):
         load(tmp_path, data)
     data['budget'] = {'waiver': 'the night too'}
@@ -65,7 +65,7 @@ def test_a_waiver_admits_it_and_the_audit_still_shows_the_rate(tmp_path):
 def test_a_judgement_without_known_noise_is_refused(tmp_path):
     data = copy.deepcopy(RATIO)
     del data['noise']
-    with pytest.raises(ReferenceError, match='no noise known for '
+    with pytest.raises(ReferenceFileError, match='no noise known for '
                        'DDSingleStream write_bw'):
         load(tmp_path, data)
 
@@ -73,7 +73,7 @@ def test_a_judgement_without_known_noise_is_refused(tmp_path):
 def test_a_judgement_that_cannot_fail_is_refused(tmp_path):
     data = copy.deepcopy(RATIO)
     data['ratios'][0]['ref'] = [0.78, -1.0, None]       # floor at 0
-    with pytest.raises(ReferenceError, match='no regression of its figures '
+    with pytest.raises(ReferenceFileError, match='no regression of its figures '
                        'fails it'):
         load(tmp_path, data)
 

@@ -12,7 +12,7 @@ import yaml
 from conftest import ROOT
 from iogap.core import registry, steps
 from iogap.dd import mechanism
-from iogap.errors import ReferenceError
+from iogap.errors import ReferenceFileError
 from iogap.judge import references, split_skips, unexpected_skips
 from iogap.report import load, plot_judge
 from iogap.report.sections import Context
@@ -144,7 +144,7 @@ def test_the_generic_reference_declares_its_conditions(tmp_path):
      "differs from the figure's unit '%'"),
 ])
 def test_bad_conditions_are_refused_in_one_line(tmp_path, change, message):
-    with pytest.raises(ReferenceError, match=message) as err:
+    with pytest.raises(ReferenceFileError, match=message) as err:
         check(anyhost(tmp_path, change))
     assert '\n' not in str(err.value)
 

@@ -9,7 +9,7 @@ import yaml
 
 from conftest import ROOT
 from iogap import profile
-from iogap.errors import ReferenceError
+from iogap.errors import ReferenceFileError
 from iogap.judge import checks, references
 
 GOOD = {
@@ -118,7 +118,7 @@ def test_each_error_names_file_line_key_and_value(tmp_path, path, value,
         # memory=mcdram exists only on knl: move the entry to haswell
         data['absolute'][0]['partition'] = 'haswell'
         message = 'is not generated on partition haswell'
-    with pytest.raises(ReferenceError) as err:
+    with pytest.raises(ReferenceFileError) as err:
         check(tmp_path, data)
     text = str(err.value)
     assert text.startswith(f'{tmp_path}/cori.yaml:'), text
@@ -129,31 +129,31 @@ def test_line_numbers_point_at_the_entry(tmp_path):
     data = broken(['ratios', 0, 'numerator', 'var'], 'speed')
     text = yaml.safe_dump(data, sort_keys=False)
     lines = text.splitlines()
-    with pytest.raises(ReferenceError) as err:
+    with pytest.raises(ReferenceFileError) as err:
         check(tmp_path, None, text)
     line = int(str(err.value).split(':')[1])
     assert lines[line - 1].strip() == 'var: speed'
 
 
 def test_empty_file_and_malformed_yaml(tmp_path):
-    with pytest.raises(ReferenceError, match=r'cori.yaml:1: the file is '
+    with pytest.raises(ReferenceFileError, match=r'cori.yaml:1: the file is '
                        r'empty'):
         check(tmp_path, None, '# nothing here\n')
-    with pytest.raises(ReferenceError, match=r'cori.yaml:4: malformed YAML: expected'):
+    with pytest.raises(ReferenceFileError, match=r'cori.yaml:4: malformed YAML: expected'):
         check(tmp_path, None, 'system: cori\nratios:\n- [unclosed\n')
 
 
 def test_duplicates_name_the_first_line(tmp_path):
     data = copy.deepcopy(GOOD)
     data['absolute'].append(copy.deepcopy(data['absolute'][0]))
-    with pytest.raises(ReferenceError, match=r'absolute\[1\]: duplicates the '
+    with pytest.raises(ReferenceFileError, match=r'absolute\[1\]: duplicates the '
                        r'entry on line 3'):
         check(tmp_path, data)
     data = copy.deepcopy(GOOD)
     data['ratios'].append(copy.deepcopy(data['ratios'][0]))
-    with pytest.raises(ReferenceError, match=r"'r' is already used on line"):
+    with pytest.raises(ReferenceFileError, match=r"'r' is already used on line"):
         check(tmp_path, data)
-    with pytest.raises(ReferenceError, match=r'system: duplicate key'):
+    with pytest.raises(ReferenceFileError, match=r'system: duplicate key'):
         check(tmp_path, None, 'system: cori\nsystem: cori\n')
 
 

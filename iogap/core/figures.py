@@ -11,7 +11,7 @@ validation and re-baselining use. A family lists its figures in
 import re
 import string
 
-HIGHER, LOWER, EITHER = 'higher', 'lower', 'either'
+HIGHER, LOWER = 'higher', 'lower'
 
 #: A direct observation of a mechanism (bytes resident, bytes the device
 #: moved): judged against a fixed bound that holds on any healthy host,

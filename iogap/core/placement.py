@@ -31,6 +31,13 @@ JOB_CPUS = ('echo "iogap-job: cpus=$(sed -n "s/^Cpus_allowed_list:[[:space:]]'
 _JOB = re.compile(r'^iogap-job: cpus=(\S+)\s*$', re.M)
 
 
+def per_node_counts(top):
+    '''Tasks per node to sweep up to ``top``: powers of two below it, then
+    ``top`` itself (none when ``top`` < 1).'''
+    return [2**i for i in range(max(top, 0).bit_length()) if 2**i < top] + \
+        ([top] if top > 0 else [])
+
+
 def probe_step(launch, tools):
     '''The shell line that runs the probe as a step launched by ``launch``,
     from ``tools``, the directory of the project's own tools.'''

@@ -68,7 +68,7 @@ def family_name(cls):
 
 def better(name, figure):
     '''The declared direction of ``figure`` of family ``name``
-    (``figures.HIGHER``, ``figures.LOWER``, ``figures.EITHER``) or ``None``
+    (``figures.HIGHER``, ``figures.LOWER``) or ``None``
     when the family is unknown, or declares the figure without one.'''
     family = get(name)
     found = family.figures.find(figure) if family is not None and \

@@ -188,14 +188,22 @@ class LustreStriping(rfm.RegressionTestPlugin):
                               f'{m.group(0) if m else "no stripe_count"}')
 
 
-_SIZE = re.compile(r'(\d+)([kmgt]?)', re.I)
-_UNITS = {'': 1, 'k': 2**10, 'm': 2**20, 'g': 2**30, 't': 2**40}
+#: Binary units in any case, as IOR, fio, Lustre and ROMIO read them
+BINARY = {'': 1, 'k': 2**10, 'm': 2**20, 'g': 2**30, 't': 2**40}
+
+#: dd's suffixes (GNU coreutils), case as dd reads it
+DD_UNITS = {'': 1, 'c': 1, 'w': 2, 'b': 512, 'K': 1024, 'k': 1024,
+            'M': 2**20, 'G': 2**30, 'kB': 1000, 'MB': 10**6, 'GB': 10**9}
 
 
-def size_bytes(text, what='size'):
-    '''Bytes in a size such as ``1m`` or ``4K`` (binary units).'''
-    match = _SIZE.fullmatch(str(text).strip())
-    if not match or int(match.group(1)) == 0:
-        raise IogapError(f'{what} {text!r} is not a size (e.g. 4k, 1m, 1g)')
+def size_bytes(text, what='size', units=None):
+    '''Bytes in a size such as ``1m`` or ``4K``: :data:`BINARY` units, or
+    with ``units=DD_UNITS`` a size dd accepts. Zero is not a size.'''
+    match = re.fullmatch(r'(\d+)([A-Za-z]*)', str(text).strip())
+    suffix = match and (match.group(2) if units else match.group(2).lower())
+    if not match or suffix not in (units or BINARY) or \
+            (not units and int(match.group(1)) == 0):
+        accepted = 'dd accepts (e.g. 4K, 1M)' if units else '(e.g. 4k, 1m, 1g)'
+        raise IogapError(f'{what} {text!r} is not a size {accepted}')
 
-    return int(match.group(1)) * _UNITS[match.group(2).lower()]
+    return int(match.group(1)) * (units or BINARY)[suffix]

@@ -21,7 +21,8 @@ from iogap.core import darshan
 from iogap.core.base import IogapTest
 from iogap.core.figures import Figure, Figures, spread_figures
 from iogap.core.pagecache import PageCacheEviction
-from iogap.core.variants import CoreSpec, CpuBind, MemoryPlacement
+from iogap.core.variants import (DD_UNITS, CoreSpec, CpuBind,
+                                 MemoryPlacement, size_bytes)
 from iogap.dd import mechanism
 from iogap.errors import IogapError
 
@@ -41,18 +42,9 @@ MEMORY_BW = Figure('memory_bw', 'MB/s', better=None)
 
 _RECORD = re.compile(r'^(\d+) bytes\b.*\bcopied, ([0-9.]+(?:e[-+]?\d+)?) s\b',
                      re.M)
-_SUFFIX = {'': 1, 'c': 1, 'w': 2, 'b': 512, 'K': 1024, 'k': 1024,
-           'M': 2**20, 'G': 2**30, 'kB': 1000, 'MB': 10**6, 'GB': 10**9}
-
-
 def block_bytes(size):
     '''Bytes in a dd size such as ``1M``; a bad size is a clear error.'''
-    match = re.fullmatch(r'(\d+)([A-Za-z]*)', str(size))
-    if not match or match.group(2) not in _SUFFIX:
-        raise IogapError(f'dd block size {size!r} is not a size dd accepts '
-                         f'(e.g. 4K, 1M)')
-
-    return int(match.group(1)) * _SUFFIX[match.group(2)]
+    return size_bytes(size, 'dd block size', DD_UNITS)
 
 
 def dd_record(step):

@@ -4,7 +4,7 @@ that a mistake can be reported with its line; a repeated key is refused
 
 import yaml
 
-from iogap.errors import ReferenceError
+from iogap.errors import ReferenceFileError
 
 
 class _Loader(yaml.SafeLoader):
@@ -25,7 +25,7 @@ def _mapping(loader, node):
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
         if key in data:
-            raise ReferenceError(f'{loader.name}:{key_node.start_mark.line + 1}'
+            raise ReferenceFileError(f'{loader.name}:{key_node.start_mark.line + 1}'
                                  f': {key}: duplicate key')
         data[key] = loader.construct_object(value_node, deep=True)
         data.key_lines[key] = key_node.start_mark.line + 1

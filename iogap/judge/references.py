@@ -36,7 +36,7 @@ import yaml
 from iogap import profile
 from iogap.core import registry
 from iogap.core.base import runs_on
-from iogap.errors import ReferenceError
+from iogap.errors import ReferenceFileError
 from iogap.judge import audit, lines, schema
 
 
@@ -52,12 +52,12 @@ class File:
             self.data = lines.load(path, text)
         except yaml.YAMLError as err:
             mark = getattr(err, 'problem_mark', None)
-            raise ReferenceError(f'{path}:{mark.line + 1 if mark else 1}: '
+            raise ReferenceFileError(f'{path}:{mark.line + 1 if mark else 1}: '
                                  f'malformed YAML: '
                                  f'{getattr(err, "problem", err)}') from None
 
         if self.data is None:
-            raise ReferenceError(f'{path}:1: the file is empty (give at '
+            raise ReferenceFileError(f'{path}:1: the file is empty (give at '
                                  f'least system: {system})')
 
         error = next(iter(sorted(jsonschema.Draft7Validator(schema.SCHEMA)
@@ -88,7 +88,7 @@ class File:
     def fail(self, path, message):
         key = '.'.join(f'[{k}]' if isinstance(k, int) else str(k)
                        for k in path).replace('.[', '[')
-        raise ReferenceError(f'{self.path}:{lines.line_of(self.data, path)}: '
+        raise ReferenceFileError(f'{self.path}:{lines.line_of(self.data, path)}: '
                              f'{key}: {message}')
 
     def _check(self):

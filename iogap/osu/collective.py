@@ -8,19 +8,15 @@ from reframe.core.builtins import parameter, run_after
 
 from iogap import profile
 from iogap.core import placement, registry
-from iogap.core.figures import LOWER, Figure, Figures
+from iogap.core.figures import Figures
 from iogap.osu.base import OSUBase
-from iogap.osu.pt2pt import at
-
-LATENCY_AT = Figure('latency_{size}B', 'us', better=LOWER, size=int)
+from iogap.osu.pt2pt import LATENCY_AT, at
 
 
 def rank_sweep(part, core_spec, nodes):
     '''Ranks per node on ``part``; one rank per node only across nodes.'''
-    cores = part.num_cores - core_spec
-    sweep = [2**i for i in range(max(cores, 0).bit_length())
-             if 2**i < cores] + ([cores] if cores > 0 else [])
-    return [n for n in sweep if n > 1 or nodes > 1]
+    return [n for n in placement.per_node_counts(part.num_cores - core_spec)
+            if n > 1 or nodes > 1]
 
 
 def _all_ranks(part):

@@ -12,13 +12,12 @@ from iogap.core.base import feature
 from iogap.core.figures import LOWER, Figure, Figures
 from iogap.osu.base import OSUBase
 
-SIZE = int
 #: The study's "0-byte latency": the least latency of the sizes up to 8 B
 #: (OSU 7.x starts at 1 B, and its first size carries the warm-up)
 SMALL = 8
 LATENCY_SMALLEST = Figure('latency_smallest', 'us', better=LOWER)
 SMALLEST_SIZE = Figure('smallest_size', 'B', better=None)
-LATENCY_AT = Figure('latency_{size}B', 'us', better=LOWER, size=SIZE)
+LATENCY_AT = Figure('latency_{size}B', 'us', better=LOWER, size=int)
 BW_PEAK = Figure('bw_peak', 'MB/s')
 BW_PEAK_SIZE = Figure('bw_peak_size', 'B', better=None)
 

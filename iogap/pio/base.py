@@ -24,11 +24,8 @@ def ppn_sweep(part, core_spec=0):
     '''Processes per node on ``part``: powers of two below its usable cores
     (bounded by extras['ior_max_ppn']), then that count.'''
     cores = part.num_cores - core_spec
-    top = min(cores, part.extras['ior_max_ppn'] or cores)
-    if top < 1:
-        return []
-
-    return [2**i for i in range(top.bit_length()) if 2**i < top] + [top]
+    return placement.per_node_counts(min(cores,
+                                         part.extras['ior_max_ppn'] or cores))
 
 
 def node_sweep(part):

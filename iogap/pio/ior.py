@@ -150,6 +150,10 @@ class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
                   f'read_once: {self.evict} eviction on the first node, -C '
                   f'reads another node\'s data on multi-node points')
 
+    def metadata_slack(self, nbytes):
+        '''Bytes HDF5 may add to ``nbytes`` of data (its metadata).'''
+        return 2**21 + nbytes // 20 if self.api == 'HDF5' else 0
+
     def check_steps(self, text, docs):
         '''Sanity: IOR's bandwidths against the harness's clock; the bytes
         on disk after the write (HDF5 adds its metadata).'''
@@ -161,7 +165,7 @@ class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
             check_bandwidths(docs[op], op, nbytes, found[op].seconds,
                              overhead)
 
-        slack = 2**21 + nbytes // 20 if self.api == 'HDF5' else 0
+        slack = self.metadata_slack(nbytes)
         steps.check_disk(found['write'], nbytes, 'IOR write', slack)
         if self.mode != 'direct':
             self.check_evictions(text, {'points': nbytes})
@@ -201,7 +205,7 @@ class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
         step writes and reads back (-W) every iteration; the read step reads
         three passes. HDF5 adds its metadata, MPI-IO is seen by its module.'''
         module = 'MPI-IO' if self.api == 'MPIIO' else 'POSIX'
-        slack = 2**21 + nbytes // 20 if self.api == 'HDF5' else 0
+        slack = self.metadata_slack(nbytes)
         reps = self.repetitions
         found = self.darshan_figures({
             'write': (module, 0, nbytes * reps, slack * reps),

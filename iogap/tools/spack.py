@@ -43,8 +43,8 @@ VIEW_TOOLS = ('bin/ior', 'bin/mdtest', 'bin/darshan-parser', 'bin/fio',
               'libexec/osu-micro-benchmarks/mpi/pt2pt/osu_latency',
               *(f'{own.SUBDIR}/{name}' for name in own.FILES))
 PACKAGE_OF = {'dd': 'coreutils', 'numactl': 'numactl', 'mpirun': 'openmpi',
-              'ior': 'ior', 'mdtest': 'ior', 'darshan-parser': 'darshan-util',
-              'fio': 'fio', **{name: 'iogap-tools' for name in own.FILES}}
+              'ior': 'ior', 'mdtest': 'ior', 'fio': 'fio',
+              **{name: 'iogap-tools' for name in own.FILES}}
 
 
 class SpackError(Exception):

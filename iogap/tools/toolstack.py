@@ -22,8 +22,7 @@ from reframe.core.builtins import run_after, run_before, sanity_function, \
 from iogap.tools import own, spack
 
 #: Tools the families call; the record says where each resolves
-TOOLS = ('dd', 'numactl', 'fincore', 'mpirun', 'ior', 'mdtest',
-         'darshan-parser', 'fio')
+TOOLS = ('dd', 'numactl', 'fincore', 'mpirun', 'ior', 'mdtest', 'fio')
 
 
 def stack_of(partition):

@@ -32,7 +32,7 @@ import yaml
 
 from iogap.core import registry
 from iogap.core.base import runs_on
-from iogap.errors import ReferenceError
+from iogap.errors import ReferenceFileError
 from iogap.judge import schema
 from iogap.judge.audit import model
 
@@ -41,7 +41,7 @@ with open(os.path.join(os.path.dirname(__file__), 'budget.yaml')) as _fp:
     BUDGET = yaml.safe_load(_fp)
 
 
-class Unknown(ReferenceError):
+class Unknown(ReferenceFileError):
     '''A judgement whose noise no entry or default gives.'''
 
 
