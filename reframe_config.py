@@ -12,6 +12,8 @@ import os
 import sys
 
 from iogap import profile, session
+# ReFrame's deprecation check, without reading every frame's source
+from iogap.core import deprecations  # noqa: F401
 from iogap.judge import references
 
 ROOT = os.path.dirname(os.path.abspath(__file__))

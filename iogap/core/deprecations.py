@@ -1,0 +1,42 @@
+'''ReFrame's deprecation warnings, found without reading source files.
+
+ReFrame 4 reads its deprecated ``variables`` field each time it creates a
+test, and each time its check of a deprecated field calls
+``inspect.stack()``, which opens and reads the source of every frame on
+the stack, warning or not. With a thousand cases that is most of the time
+a listing or a dry run takes. This finds the same frame (the first outside
+ReFrame) from the frames' module names, and warns exactly as ReFrame does.
+'''
+
+import sys
+import warnings
+
+import reframe
+import reframe.core.fields as fields
+import reframe.core.variables as variables
+import reframe.core.warnings as rfm_warnings
+import semver
+
+
+def user_deprecation_warning(message, from_version='0.0.0'):
+    '''ReFrame's :func:`reframe.core.warnings.user_deprecation_warning`,
+    with the user's frame found by module name.'''
+    stack_level, frame = 2, sys._getframe(1)
+    while frame is not None and \
+            frame.f_globals.get('__name__', '').startswith('reframe'):
+        stack_level += 1
+        frame = frame.f_back
+
+    version = semver.VersionInfo.parse(reframe.VERSION)
+    # Prereleases are promoted, so that they warn too
+    version = semver.VersionInfo(version.major, version.minor, version.patch)
+    if rfm_warnings._RAISE_DEPRECATION_ALWAYS or \
+            version >= semver.VersionInfo.parse(from_version):
+        warnings.warn(message, rfm_warnings.ReframeDeprecationWarning,
+                      stacklevel=stack_level)
+
+
+for _module in (fields, variables):
+    if getattr(_module, 'user_deprecation_warning', None) is \
+            rfm_warnings.user_deprecation_warning:
+        _module.user_deprecation_warning = user_deprecation_warning
