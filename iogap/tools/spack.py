@@ -28,11 +28,13 @@ import time
 
 import yaml
 
-from iogap import profile
 from iogap.errors import IogapError
 from iogap.tools import own
 
-ROOT = profile.ROOT
+# Not from iogap.profile: the generic profile, which that package loads,
+# asks this module for its view
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
 BUILD = os.path.join(ROOT, 'build', 'spack')
 STAMP = '.iogap-built'
 
@@ -256,6 +258,7 @@ def main(argv=None):
     args, rest = parser.parse_known_args(argv)
     say = lambda msg: print(f'spack: {msg}', file=sys.stderr)  # noqa: E731
     try:
+        from iogap import profile
         config = profile.load(rest, os.environ)['systems'][0]
         parts = [p for p in config['partitions']
                  if args.partition in (None, p['name'])]
