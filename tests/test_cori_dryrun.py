@@ -128,6 +128,10 @@ def test_core_spec_hdf5_case_writes_a_striped_shared_file(scripts):
                       io='collective', striping='tuned', core_spec=core_spec,
                       cpu_bind='default')
         assert 'lfs setstripe -c 72 -S 1m "$IOGAP_DIR"' in text
+        # Striping is set-up: done before the calibration launches and the
+        # timed write step
+        assert text.index('lfs setstripe') < text.index('lfs getstripe') < \
+            text.index('iogap_calibrate') < text.index('iogap_begin step=write')
         assert '#SBATCH --ntasks=1024' in text
         assert '#SBATCH --ntasks-per-node=32' in text
         assert ('#SBATCH --core-spec=4' in text) == (core_spec == 4)
@@ -190,8 +194,8 @@ def test_fio_threads_share_one_core_with_psync_and_o_direct(scripts,
 
 def test_every_job_has_a_time_limit_set_from_its_size(scripts):
     '''Cori gives IOR its own limit; dd's comes from its bytes
-    (iogap.core.base.time_limit), so a hung dd fails its case in time.'''
-    from iogap.core.base import time_limit
+    (iogap.core.ending.time_limit), so a hung dd fails its case in time.'''
+    from iogap.core.ending import time_limit
     for (name, params, part), text in scripts.items():
         assert re.search(r'^#SBATCH --time=\S+$', text, re.M), \
             f'{name} {params} on {part} has no time limit'

@@ -276,7 +276,7 @@ def test_a_file_replaced_on_a_full_file_system_keeps_its_old_text(tmp_path):
 
 
 def test_default_time_limits_grow_with_the_bytes_from_minutes():
-    from iogap.core.base import FIXED_SECONDS, time_limit
+    from iogap.core.ending import FIXED_SECONDS, time_limit
     assert time_limit(0) == FIXED_SECONDS
     generic = time_limit(256 * MiB * 3 * 4)     # dd_count 256, 3 reps
     assert FIXED_SECONDS < generic < 10 * 60

@@ -6,73 +6,24 @@ fits) is the job of :mod:`iogap.judge`, so that no failure hides another
 figure.
 '''
 
-import functools
-import inspect
 import os
 import re
 import shutil
-import signal
-import string
 
 import reframe as rfm
-import reframe.core.runtime as rt
 import reframe.utility.sanity as sn
 from reframe.core.builtins import (fixture, run_after, run_before,
                                    variable)
 from reframe.core.exceptions import SanityError, SkipTestError
 
-from iogap import profile
-from iogap.core import jobscript, registry, scratch, steps
+from iogap.core import jobscript, scratch, steps
+from iogap.core.cases import case_params, describe, runs_on, runtime_parts
+from iogap.core.ending import (ended_by_scheduler, exit_status, first_error,
+                               time_limit)
 from iogap.errors import ScratchError
 from iogap.tools import own
 from iogap.tools.provider import find_tool
 from iogap.tools.toolstack import ToolStack
-
-
-def feature(name, when=None):
-    '''A constraint: the partition needs feature ``name`` (for the cases
-    where ``when(params)`` holds, or always).'''
-    return lambda params, part: (when is not None and not when(params)) or \
-        name in part.features
-
-
-@functools.lru_cache(maxsize=None)
-def constraints(cls):
-    '''Every constraint ``cls`` and its bases declare.'''
-    found = []
-    for klass in reversed(cls.__mro__):
-        found += [c for c in klass.__dict__.get('CONSTRAINTS', ())
-                  if c not in found]
-
-    return found
-
-
-def _runtime_parts():
-    return [profile.Part.of(p) for p in rt.runtime().system.partitions]
-
-
-def case_params(test):
-    return {n: getattr(test, n) for n in type(test).param_space.params
-            if not n.startswith('.')}
-
-
-def runs_on(cls, params, part):
-    '''Whether the case of ``cls`` with ``params`` (all of them) is
-    generated on ``part`` (an :class:`iogap.profile.Part`).'''
-    return all(fn(params, part) for fn in constraints(cls))
-
-
-#: The slowest rate a working scratch file system is taken to sustain
-#: (bytes/s), and what a job spends beyond its I/O (seconds): start-up,
-#: placement probes, eviction, waiting for this device's I/O lock
-FLOOR_RATE, FIXED_SECONDS = 20e6, 180
-
-
-def time_limit(moved_bytes):
-    '''A job's default time limit in seconds: its bytes at the floor rate
-    plus the fixed part, so that a hung tool fails its case in minutes
-    and the run goes on.'''
-    return int(FIXED_SECONDS + moved_bytes / FLOOR_RATE)
 
 
 class IogapTest(rfm.RunOnlyRegressionTest):
@@ -122,7 +73,7 @@ class IogapTest(rfm.RunOnlyRegressionTest):
     @run_after('init')
     def _declared_partitions(self):
         params = case_params(self)
-        self.valid_systems = [part.fullname for part in _runtime_parts()
+        self.valid_systems = [part.fullname for part in runtime_parts()
                               if runs_on(type(self), params, part)]
         #: The job script by named section (:mod:`iogap.core.jobscript`)
         self.job_sections = jobscript.JobSections()
@@ -277,82 +228,3 @@ class IogapTest(rfm.RunOnlyRegressionTest):
                     lambda n=name: self.results[n][0], unit)
                 for name, (_, unit) in self.results.items()
             }
-
-
-def describe(test, figures):
-    '''Give ``test`` a ``descr`` (its family's docstring), tags (the tool
-    family and, where the case has one, its I/O mode) and ``figures`` (a
-    :class:`iogap.core.figures.Figures`) as declared performance
-    variables.'''
-    owner = registry.get(registry.family_name(type(test)) or '') or \
-        type(test)
-    doc = inspect.getdoc(owner) or owner.__name__
-    test.descr = ' '.join(doc.split('\n\n')[0].split())
-    test.tags |= {getattr(test, 'TOOL', '') or owner.__module__.split('.')[1]}
-    if isinstance(getattr(test, 'mode', None), str):
-        test.tags.add(test.mode)
-
-    test.perf_variables = {
-        name: sn.make_performance_function(
-            lambda n=name: test.results[n][0], fig.unit)
-        for fig in figures for name in expand(fig)}
-
-
-def expand(figure):
-    '''Every name ``figure`` can take (a field of any integer stays a
-    ``{field}``).'''
-    names = ['']
-    for literal, field, _, _ in string.Formatter().parse(figure.template):
-        values = figure.fields.get(field, ()) if field else ()
-        values = [f'{{{field}}}'] if values is int or values is str else \
-            [str(v) for v in values] or ['']
-        names = [n + literal + v for n in names for v in values]
-
-    return names
-
-
-#: Scheduler states of a job that did not end by itself
-ABNORMAL = {'CANCELLED': 'was cancelled', 'TIMEOUT': 'hit its time limit',
-            'NODE_FAIL': 'lost its node', 'OUT_OF_MEMORY': 'ran out of memory',
-            'PREEMPTED': 'was preempted', 'DEADLINE': 'missed its deadline'}
-
-
-def ended_by_scheduler(job):
-    '''How the scheduler ended ``job``, in words, or ``None``.'''
-    state = (getattr(job, 'state', None) or '').split()[0:1]
-    what = ABNORMAL.get(state[0]) if state else None
-    if what and getattr(job, 'lost_nodes', None):
-        # The scheduler's backend named the nodes that went down
-        what = f'lost its node(s) {job.lost_nodes}'
-    return f'the job {what} (Slurm state {state[0]})' if what else None
-
-
-def exit_status(code):
-    '''How a job or step ended, in words: ``killed by SIGKILL`` etc.'''
-    if code is None:
-        return 'ended with no exit status (killed, or lost by the scheduler)'
-    try:
-        if code < 0:
-            return f'was killed by {signal.Signals(-code).name}'
-        if code > 128:
-            # The shell's status for a child a signal killed
-            return (f'exited with code {code}, the status of a process '
-                    f'killed by {signal.Signals(code - 128).name}')
-    except ValueError:
-        pass
-
-    return f'failed with exit code {code}'
-
-
-def first_error(text, tool):
-    '''The first line of ``text`` from ``tool``, iogap or the launcher that
-    reads as an error.'''
-    error = re.compile(rf'^({re.escape(tool)}|iogap):|: line \d+: |'
-                       r'\b(error|Error|ERROR|failed|denied|Killed|'
-                       r'No such file|not found|No space|Invalid argument|'
-                       r'CANCELLED|TIME LIMIT)\b')
-    for line in text.splitlines():
-        if error.search(line):
-            return line.strip()
-
-    return 'no error message in the job\'s output'

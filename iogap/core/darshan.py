@@ -16,7 +16,7 @@ import reframe as rfm
 from reframe.core.builtins import parameter, run_after
 from reframe.core.exceptions import SanityError
 
-from iogap.core.base import feature
+from iogap.core.cases import feature
 from iogap.core.figures import Figure
 
 #: Darshan modules reported, by our short name

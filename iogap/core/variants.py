@@ -17,7 +17,7 @@ from reframe.core.exceptions import SanityError
 
 from iogap import profile
 from iogap.core import placement
-from iogap.core.base import feature
+from iogap.core.cases import feature
 from iogap.errors import IogapError
 
 

@@ -15,7 +15,8 @@ from reframe.core.exceptions import SanityError
 
 from iogap import profile
 from iogap.core import placement, registry, steps
-from iogap.core.base import IogapTest, feature
+from iogap.core.base import IogapTest
+from iogap.core.cases import feature
 from iogap.core.figures import LOWER, Figure, Figures
 from iogap.core.variants import size_bytes
 from iogap.errors import IogapError

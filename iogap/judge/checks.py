@@ -30,7 +30,7 @@ from reframe.core.builtins import (run_after, run_before, sanity_function,
 from reframe.core.exceptions import SanityError, SkipTestError
 
 from iogap.core import registry, stats
-from iogap.core.base import runs_on
+from iogap.core.cases import runs_on
 from iogap.errors import IogapError
 from iogap.judge import references, schema
 from iogap.judge.skips import NOT_APPLICABLE

@@ -35,7 +35,7 @@ import yaml
 
 from iogap import profile
 from iogap.core import registry
-from iogap.core.base import runs_on
+from iogap.core.cases import runs_on
 from iogap.errors import ReferenceFileError
 from iogap.judge import audit, lines, schema
 

@@ -19,8 +19,9 @@ from reframe.core.builtins import (run_after, run_before, sanity_function,
 from reframe.core.exceptions import SanityError, SkipTestError
 
 from iogap.core import placement, steps
-from iogap.core.base import (IogapTest, ended_by_scheduler, exit_status,
-                             feature)
+from iogap.core.base import IogapTest
+from iogap.core.cases import feature
+from iogap.core.ending import ended_by_scheduler, exit_status
 from iogap.core.variants import CoreSpec, CpuBind
 from iogap.errors import IogapError
 from iogap.osu import parse

@@ -8,7 +8,7 @@ from reframe.core.builtins import parameter, run_after
 from reframe.core.exceptions import SanityError
 
 from iogap.core import placement, registry
-from iogap.core.base import feature
+from iogap.core.cases import feature
 from iogap.core.figures import LOWER, Figure, Figures
 from iogap.osu.base import OSUBase
 

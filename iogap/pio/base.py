@@ -15,7 +15,8 @@ from reframe.core.exceptions import SanityError
 
 from iogap import profile
 from iogap.core import placement
-from iogap.core.base import IogapTest, feature
+from iogap.core.base import IogapTest
+from iogap.core.cases import feature
 from iogap.core.variants import CoreSpec, CpuBind, core_specs
 from iogap.pio import parse
 

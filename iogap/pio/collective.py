@@ -14,7 +14,7 @@ from reframe.core.builtins import parameter, run_before, variable
 
 from iogap import profile
 from iogap.core import placement, registry
-from iogap.core.base import feature
+from iogap.core.cases import feature
 from iogap.core.variants import LustreStriping, size_bytes
 from iogap.pio import hints
 from iogap.pio.base import node_sweep, ppn_sweep

@@ -18,7 +18,7 @@ from reframe.core.builtins import (parameter, run_after, run_before,
 from reframe.core.exceptions import SanityError, SkipTestError
 
 from iogap.core import darshan, registry, steps
-from iogap.core.base import feature
+from iogap.core.cases import feature
 from iogap.core.figures import LOWER, Figure, Figures
 from iogap.core.pagecache import PageCacheEviction
 from iogap.core.variants import CpuClock

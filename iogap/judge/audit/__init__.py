@@ -31,7 +31,7 @@ import os
 import yaml
 
 from iogap.core import registry
-from iogap.core.base import runs_on
+from iogap.core.cases import runs_on
 from iogap.errors import ReferenceFileError
 from iogap.judge import schema
 from iogap.judge.audit import model

@@ -1,0 +1,65 @@
+'''How a job ends: its default time limit, and in words how it ended
+(the scheduler's state, a signal, an exit code) with the first error line
+its output holds.'''
+
+import re
+import signal
+
+#: The slowest rate a working scratch file system is taken to sustain
+#: (bytes/s), and what a job spends beyond its I/O (seconds): start-up,
+#: placement probes, eviction, waiting for this device's I/O lock
+FLOOR_RATE, FIXED_SECONDS = 20e6, 180
+
+
+def time_limit(moved_bytes):
+    '''A job's default time limit in seconds: its bytes at the floor rate
+    plus the fixed part, so that a hung tool fails its case in minutes
+    and the run goes on.'''
+    return int(FIXED_SECONDS + moved_bytes / FLOOR_RATE)
+
+
+#: Scheduler states of a job that did not end by itself
+ABNORMAL = {'CANCELLED': 'was cancelled', 'TIMEOUT': 'hit its time limit',
+            'NODE_FAIL': 'lost its node', 'OUT_OF_MEMORY': 'ran out of memory',
+            'PREEMPTED': 'was preempted', 'DEADLINE': 'missed its deadline'}
+
+
+def ended_by_scheduler(job):
+    '''How the scheduler ended ``job``, in words, or ``None``.'''
+    state = (getattr(job, 'state', None) or '').split()[0:1]
+    what = ABNORMAL.get(state[0]) if state else None
+    if what and getattr(job, 'lost_nodes', None):
+        # The scheduler's backend named the nodes that went down
+        what = f'lost its node(s) {job.lost_nodes}'
+    return f'the job {what} (Slurm state {state[0]})' if what else None
+
+
+def exit_status(code):
+    '''How a job or step ended, in words: ``killed by SIGKILL`` etc.'''
+    if code is None:
+        return 'ended with no exit status (killed, or lost by the scheduler)'
+    try:
+        if code < 0:
+            return f'was killed by {signal.Signals(-code).name}'
+        if code > 128:
+            # The shell's status for a child a signal killed
+            return (f'exited with code {code}, the status of a process '
+                    f'killed by {signal.Signals(code - 128).name}')
+    except ValueError:
+        pass
+
+    return f'failed with exit code {code}'
+
+
+def first_error(text, tool):
+    '''The first line of ``text`` from ``tool``, iogap or the launcher that
+    reads as an error.'''
+    error = re.compile(rf'^({re.escape(tool)}|iogap):|: line \d+: |'
+                       r'\b(error|Error|ERROR|failed|denied|Killed|'
+                       r'No such file|not found|No space|Invalid argument|'
+                       r'CANCELLED|TIME LIMIT)\b')
+    for line in text.splitlines():
+        if error.search(line):
+            return line.strip()
+
+    return 'no error message in the job\'s output'
