@@ -38,6 +38,16 @@ def digest(root=ROOT):
     return h.hexdigest()
 
 
+def matches(libexec):
+    '''Whether the tools installed in ``libexec`` were built from the
+    checkout's current sources (the package writes their digest).'''
+    try:
+        with open(os.path.join(libexec, 'SOURCE')) as fp:
+            return fp.read().split('sha256=')[-1].strip() == digest()
+    except OSError:
+        return False
+
+
 def source(name):
     '''The checkout's copy of tool ``name``.'''
     return os.path.join(ROOT, FILES[name])
