@@ -165,7 +165,7 @@ class IogapTest(rfm.RunOnlyRegressionTest):
         path, provider = find_tool(self, 'job.sh', subdirs=(own.SUBDIR,),
                                    checkout=own.source('job.sh'))
         checkout = provider.startswith('checkout:')
-        if not checkout and not own.matches(os.path.dirname(path)):
+        if not checkout and own.stale(os.path.dirname(path)):
             # A view built from other sources (IOGAP_SPACK_VIEW, an older
             # checkout) would run tools this checkout does not hold
             checkout, provider = True, 'checkout: the view\'s are stale'

@@ -38,12 +38,13 @@ def digest(root=ROOT):
     return h.hexdigest()
 
 
-def matches(libexec):
-    '''Whether the tools installed in ``libexec`` were built from the
-    checkout's current sources (the package writes their digest).'''
+def stale(libexec):
+    '''Whether the tools installed in ``libexec`` were built from other
+    sources than the checkout's (the package writes their digest); a view
+    this host cannot read (a remote partition's) is taken as built.'''
     try:
         with open(os.path.join(libexec, 'SOURCE')) as fp:
-            return fp.read().split('sha256=')[-1].strip() == digest()
+            return fp.read().split('sha256=')[-1].strip() != digest()
     except OSError:
         return False
 
