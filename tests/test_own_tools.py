@@ -58,6 +58,17 @@ def test_a_changed_tool_is_a_new_build(tmp_path, monkeypatch):
     assert env.digest() != before
 
 
+def test_tools_installed_from_other_sources_are_not_taken(tmp_path):
+    # What the package writes beside the tools it installs
+    (tmp_path / 'SOURCE').write_text(f'{ROOT} sha256={own.digest()}\n')
+    assert not own.stale(str(tmp_path))
+    (tmp_path / 'SOURCE').write_text(f'/elsewhere sha256={"0" * 64}\n')
+    assert own.stale(str(tmp_path))
+    # A remote partition's view, which this host cannot read: trusted
+    (tmp_path / 'SOURCE').unlink()
+    assert not own.stale(str(tmp_path))
+
+
 def test_the_checks_take_the_tools_from_the_view_else_the_checkout(
         tmp_path):
     job_sh = own.source('job.sh')

@@ -124,21 +124,39 @@ SLURM_DIR = '/var/tmp/iogap-slurm-test-new'
 SLURM_PORT = '18897'
 
 
-@pytest.fixture
-def slurm():
+def local_slurm(*args):
+    '''A local Slurm of the test's own, started with ``args``; its
+    environment (the cluster's client shims first on PATH).'''
     env = dict({k: v for k, v in os.environ.items() if k != 'SLURM_CONF'},
                IOGAP_SLURM_DIR=SLURM_DIR, IOGAP_SLURM_PORT=SLURM_PORT)
     local = os.path.join(ROOT, 'ci', 'local-slurm')
     if os.geteuid() != 0 or not shutil.which('slurmctld'):
         pytest.skip('the local Slurm needs root and slurm-wlm')
-    start = subprocess.run([local, 'start'], capture_output=True, text=True,
-                           timeout=120, env=env)
+    if args and os.cpu_count() < 2:
+        pytest.skip('one CPU: two nodes cannot have a core each')
+    start = subprocess.run([local, 'start', *args], capture_output=True,
+                           text=True, timeout=120, env=env)
     try:
         assert start.returncode == 0, start.stderr
-        yield dict(env, SLURM_CONF=f'{SLURM_DIR}/slurm.conf')
+        exports = dict(re.findall(r'^export (\w+)=(\S+)$', start.stdout,
+                                  re.M))
+        # The cluster's client shims come first on PATH
+        exports = {k: v.replace('$PATH', env['PATH'])
+                   for k, v in exports.items()}
+        yield dict(env, **exports)
     finally:
         subprocess.run([local, 'stop'], capture_output=True, timeout=120,
                        env=env)
+
+
+@pytest.fixture
+def slurm():
+    yield from local_slurm()
+
+
+@pytest.fixture
+def cluster():
+    yield from local_slurm('--nodes', '2')
 
 
 @pytest.mark.reframe
@@ -198,3 +216,58 @@ def test_a_site_is_onboarded_in_one_command(tmp_path, slurm):
     cases = {(tc['name'].split()[0], tc['partition'])
              for tc in run.testcases() if tc['result'] == 'pass'}
     assert cases == {('DDSingleStream', 'knl'), ('DDSingleStream', 'haswell')}
+
+
+@pytest.mark.reframe
+def test_a_cluster_is_onboarded_with_its_multinode_cases(tmp_path, cluster):
+    '''On a cluster of two nodes (n1, n2 in knl and haswell; n0 alone in
+    shared), the generated profile gives knl its inter-node cases, and a
+    two-node IOR case runs on both nodes.'''
+    from conftest import built_view
+    repo = tmp_path / 'repo'
+    shutil.copytree(ROOT, repo, ignore=shutil.ignore_patterns(
+        '.git', '.venv', 'output', 'build', '__pycache__'))
+    # With a Spack (CI's), the overlay comes from `spack external find`
+    # run in a job on the partition
+    spack_root = os.environ.get('IOGAP_SPACK_ROOT')
+    new = subprocess.run(
+        [sys.executable, '-m', 'iogap.profile', 'new', 'site', '--scratch',
+         str(tmp_path / 'scratch'), '--hostnames', r'^login\d+$',
+         *(['--spack-root', spack_root] if spack_root else ['--no-spack'])],
+        cwd=repo, env=cluster, capture_output=True, text=True, timeout=900)
+    assert new.returncode == 0, new.stderr
+    overlay = (repo / 'systems' / 'spack' / 'site.yaml').read_text()
+    assert 'openmpi' in overlay
+    assert ('spack external find` in a job on' if spack_root else
+            'no Spack') in overlay, overlay
+    assert 'knl: 2 node(s)' in new.stderr and 'shared: 1 node(s)' in \
+        new.stderr, new.stderr
+    env = dict(cluster, IOGAP_OUTPUT=str(tmp_path / 'out'), RFM_COLORIZE='n',
+               IOGAP_SPACK_VIEW=built_view() or '')
+
+    def reframe(*args, system='site'):
+        proc = subprocess.run(
+            reframe_cmd() + ['-C', 'reframe_config.py', '--system', system,
+                             *args], cwd=repo, env=env, capture_output=True,
+            text=True, timeout=900)
+        return Run(proc, env['IOGAP_OUTPUT'])
+
+    ior = ('^IORBench(?=.*%num_nodes=2)(?=.*%layout=fpp)(?=.*%api=POSIX)'
+           '(?=.*%mode=buffered)(?=.*%darshan=off)')
+    dry = reframe('-n', ior, '-n', '^OSULatency(?=.*%placement=inter_node)',
+                  '--dry-run')
+    assert dry.returncode == 0, dry.stdout
+    scripts = dry.job_scripts()
+    assert {(name.split()[0], part) for (name, _, part) in scripts} >= {
+        ('IORBench', 'knl'), ('OSULatency', 'knl')}, sorted(scripts)
+    for script in scripts.values():
+        assert re.search(r'#SBATCH (--nodes=|-N )2\b', script), script
+    if not env['IOGAP_SPACK_VIEW'] and not shutil.which('ior'):
+        pytest.skip('no Spack-built view and no ior on PATH')
+
+    run = reframe('-n', ior, '-S', 'block_size=4m', '-S', 'transfer_size=1m',
+                  '-S', 'repetitions=1', '-r', system='site:knl')
+    assert run.returncode == 0, run.stdout
+    [case] = run.testcases()
+    assert case['result'] == 'pass' and case['num_nodes'] == 2
+    assert sorted(case['job_nodelist']) == ['n1', 'n2']

@@ -38,6 +38,17 @@ def digest(root=ROOT):
     return h.hexdigest()
 
 
+def stale(libexec):
+    '''Whether the tools installed in ``libexec`` were built from other
+    sources than the checkout's (the package writes their digest); a view
+    this host cannot read (a remote partition's) is taken as built.'''
+    try:
+        with open(os.path.join(libexec, 'SOURCE')) as fp:
+            return fp.read().split('sha256=')[-1].strip() != digest()
+    except OSError:
+        return False
+
+
 def source(name):
     '''The checkout's copy of tool ``name``.'''
     return os.path.join(ROOT, FILES[name])
