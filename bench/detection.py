@@ -34,17 +34,23 @@ sys.path.insert(0, ROOT)
 from bench import cgroups            # noqa: E402
 from iogap.core import registry     # noqa: E402
 from iogap.core.figures import HIGHER   # noqa: E402
+from iogap.dd.stream import BW as DD_BW   # noqa: E402
 from iogap.judge import rebaseline   # noqa: E402
+from iogap.osu.pt2pt import LATENCY_SMALLEST   # noqa: E402
 from iogap.profile import hostinfo   # noqa: E402
 
 CGROUP = cgroups.CGROUP
 
 #: Figures judged, by the method that slows them: (check, params, var)
+#: (names from the figures' declarations)
 FIGURES = {
-    'blkio': [('DDSingleStream', {'mode': 'direct'}, 'write_bw'),
-              ('DDSingleStream', {'mode': 'direct'}, 'read_once_bw')],
-    'cpu': [('DDSingleStream', {'mode': 'buffered'}, 'read_3x_bw'),
-            ('OSULatency', {}, 'latency_smallest')],
+    'blkio': [('DDSingleStream', {'mode': 'direct'},
+               DD_BW.name(pattern='write')),
+              ('DDSingleStream', {'mode': 'direct'},
+               DD_BW.name(pattern='read_once'))],
+    'cpu': [('DDSingleStream', {'mode': 'buffered'},
+             DD_BW.name(pattern='read_3x')),
+            ('OSULatency', {}, LATENCY_SMALLEST.name())],
 }
 
 #: The generic profile's findings, ratios of the clean runs' figures
