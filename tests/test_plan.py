@@ -1,0 +1,109 @@
+'''The night plan (iogap.plan): the same night gives the same plan, every
+case is covered within the rotation, the canaries run every night, a
+judgement is planned with all its sides, and no night exceeds its budget;
+on every profile. docs/budget.md is what the command prints.'''
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+from iogap import profile
+from iogap.errors import IogapError
+from iogap.judge import references
+from iogap.plan import cases, cost, doc, night
+
+#: Profiles checked in a process of their own (a process holds one)
+OTHERS = ['anyhost', 'localpair', 'minicori', 'minicluster']
+
+
+def check_rotation(record, canaries, slack=1e-9):
+    '''The promises, from a plan's whole rotation.'''
+    nights = [set(n) for n in record['nights']]
+    limits = record['limits']
+    universe = set(record['usage']) | set(record['needs'])
+    assert set().union(*nights) == universe, 'a variant is never planned'
+    for planned in nights:
+        assert set(canaries) <= planned
+        for judgement, needs in record['needs'].items():
+            if judgement in planned:
+                assert set(needs) <= planned, (judgement, needs)
+        used = {}
+        for sel in planned & set(record['usage']):
+            for k, v in record['usage'][sel].items():
+                used[k] = used.get(k, 0) + v
+        if limits['wall'] is not None:
+            assert used['wall'] <= limits['wall'] * (1 + slack) + \
+                night.JUDGE_SECONDS * len(record['needs'])
+        for part, hours in limits['node_hours'].items():
+            got = sum(v for k, v in used.items() if k != 'wall') \
+                if part == '*' else used.get(part, 0)
+            assert got <= hours * (1 + slack), (part, got, hours)
+
+
+@pytest.fixture(scope='module')
+def cori():
+    references.load('cori', profile.parts())
+    found = cases.measured()
+    return found, cases.judgements(found), cost.costs(found)
+
+
+def test_cori_plan_keeps_its_promises(cori):
+    found, judgements, costs = cori
+    made = night.Plan(found, judgements, costs, night.Budget.parse('200'))
+    assert made.length > 1 and made.canaries
+    check_rotation(made.record(), made.canaries)
+    again = night.Plan(found, judgements, costs, night.Budget.parse('200'))
+    assert again.summary(17) == made.summary(17)
+    assert made.summary(3)['selects'] == \
+        made.summary(3 + made.length)['selects']
+
+
+def test_a_smaller_budget_rotates_longer(cori):
+    found, judgements, costs = cori
+    lengths = [night.Plan(found, judgements, costs,
+                          night.Budget.parse(f'knl={h},haswell={h}')).length
+               for h in (300, 100)]
+    assert lengths[0] < lengths[1]
+
+
+def test_a_budget_too_small_says_so(cori):
+    found, judgements, costs = cori
+    with pytest.raises(IogapError, match='raise the budget|canaries'):
+        night.Plan(found, judgements, costs, night.Budget.parse('1'))
+    for bad in [('x=', None), (None, '5 parsecs'), (None, None)]:
+        with pytest.raises(IogapError):
+            night.Budget.parse(*bad)
+
+
+def test_the_doc_is_what_the_command_prints(cori):
+    args = argparse.Namespace(system='cori', node_hours='200', wall=None,
+                              within=None, canaries=None, night=0,
+                              date=None, db=None)
+    with open(os.path.join(ROOT, 'docs', 'budget.md')) as fp:
+        assert fp.read() == doc.render(args) + '\n', (
+            'regenerate: python -m iogap.plan doc --system cori '
+            '--node-hours 200 > docs/budget.md')
+
+
+def test_every_profile_keeps_its_promises(tmp_path):
+    env = dict(os.environ, SLURM_CONF='', IOGAP_MINICLUSTER_PARTITIONS='')
+    procs = {}
+    for system in OTHERS:
+        out = tmp_path / f'{system}.json'
+        procs[system] = (out, subprocess.Popen(
+            [sys.executable, '-m', 'iogap.plan', 'night', '--system', system,
+             '--node-hours', '40%', '--night', '5', '--json', str(out),
+             '--rotation', '--db', os.devnull], cwd=ROOT, env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    for system, (out, proc) in procs.items():
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, f'{system}: {err}'
+        plan = json.loads(out.read_text())
+        check_rotation(plan['rotation'], plan['canaries'])
+        assert plan['selects'] == plan['rotation']['nights'][
+            5 % plan['rotation_length']]
