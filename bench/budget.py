@@ -110,6 +110,8 @@ def main():
     parser.add_argument('--wall', default='240s')
     parser.add_argument('--within', default='^(OSULatency|DDSingleStream)$')
     parser.add_argument('--canaries', default='RatioCheck@0')
+    parser.add_argument('--history', help='results database to plan '
+                        'from (default: the output\'s own)')
     parser.add_argument('--out', default=os.path.join(ROOT, 'output',
                                                       'bench-budget'))
     args = parser.parse_args()
@@ -117,8 +119,10 @@ def main():
     os.environ['IOGAP_OUTPUT'] = os.path.join(args.out, 'output')
     db = os.path.join(args.out, 'output', 'results.db')
     frozen = os.path.join(args.out, 'frozen.db')
-    if os.path.exists(db):
-        subprocess.run(['cp', '-p', db, frozen], check=True)
+    # the costs every night is planned from: the history as it was
+    history = args.history or db
+    if os.path.exists(history):
+        subprocess.run(['cp', '-p', history, frozen], check=True)
     first = plan(args, args.first, args.out)
     nights = args.nights or first['rotation_length']
     summaries = [first] + [plan(args, n, args.out) for n in

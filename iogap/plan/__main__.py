@@ -1,6 +1,7 @@
 '''python -m iogap.plan cost|night|doc [--system S] ...: what a night
 costs, and the night that fits a budget (``night`` prints the reframe
-options that select it; ``--json`` writes the plan for the run report).'''
+options that select it; ``--json`` writes the plan for the run report);
+``ran REPORT``: what a night that ran cost, measured.'''
 
 import argparse
 import json
@@ -90,7 +91,8 @@ def plan(args):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog='python -m iogap.plan')
-    parser.add_argument('what', choices=['cost', 'night', 'doc'])
+    parser.add_argument('what', choices=['cost', 'night', 'doc', 'ran'])
+    parser.add_argument('report', nargs='?', help='ran: a run report')
     parser.add_argument('--system')
     parser.add_argument('--db', help='results database (default: '
                         'IOGAP_RESULTS_DB, else output/results.db)')
@@ -110,7 +112,13 @@ def main(argv=None):
                         'cost')
     args = parser.parse_args(argv)
     try:
-        if args.what == 'cost':
+        if args.what == 'ran':
+            if not args.report or not os.path.isfile(args.report):
+                raise IogapError(f'ran needs a run report, got '
+                                 f'{args.report!r}')
+            from iogap.plan import ran
+            print(ran.render(args.report))
+        elif args.what == 'cost':
             name, _, _, costs = load(args.system, args.db, args.within)
             print(cost_table(name, costs, args.cases))
         elif args.what == 'night':
