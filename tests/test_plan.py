@@ -4,6 +4,7 @@ judgement is planned with all its sides, and no night exceeds its budget;
 on every profile. docs/budget.md is what the command prints.'''
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -120,3 +121,22 @@ def test_the_nightly_runs_the_plan_when_a_budget_is_set(tmp_path):
     assert opts[0] == '-n' and len(opts) % 2 == 0
     assert all(opt == '-n' for opt in opts[::2])
     assert set(extras) == {'plan_night', 'plan_rotation', 'plan_digest'}
+
+
+def test_a_planned_night_records_its_plan_and_what_it_cost():
+    from iogap.plan import ran
+    path = os.path.join(ROOT, 'tests', 'data', 'plan',
+                        'planned-night-minicluster.json')
+    with open(path) as fp:
+        report = json.load(fp)
+    info = report['session_info']
+    selects = sorted(a for a in info['cmdline'].split()
+                     if '@' in a and not a.startswith('-'))
+    digest = hashlib.sha256(json.dumps(selects).encode()).hexdigest()[:12]
+    assert info['plan_digest'] == digest     # the record names the selection
+    cost = ran.measured(report)
+    jobs = [tc for r in report['runs'] for tc in r['testcases']
+            if not tc['fixture'] and 'judge' not in tc['tags']]
+    assert sum(c[0] for c in cost.values()) == len(jobs)
+    assert all(c[1] > 0 for c in cost.values())
+    assert 'plan: night 3 of a rotation of 4' in ran.render(path)
