@@ -140,3 +140,17 @@ def test_a_planned_night_records_its_plan_and_what_it_cost():
     assert sum(c[0] for c in cost.values()) == len(jobs)
     assert all(c[1] > 0 for c in cost.values())
     assert 'plan: night 3 of a rotation of 4' in ran.render(path)
+
+
+def test_the_profile_can_state_the_budget(cori, monkeypatch):
+    from iogap.plan import __main__ as cli
+    monkeypatch.delenv('IOGAP_NIGHT_NODE_HOURS', raising=False)
+    monkeypatch.delenv('IOGAP_NIGHT_WALL', raising=False)
+    args = argparse.Namespace(node_hours=None, wall=None)
+    with pytest.raises(IogapError, match='needs node-hours'):
+        cli.budget(args, cori[2])
+    knl = [p for p in profile.current()['partitions'] if p['name'] == 'knl']
+    monkeypatch.setitem(knl[0]['extras'], 'night_node_hours', 120)
+    assert cli.budget(args, cori[2]).node_hours == {'knl': 120.0}
+    monkeypatch.setenv('IOGAP_NIGHT_NODE_HOURS', '50')
+    assert cli.budget(args, cori[2]).node_hours == {'*': 50.0}

@@ -1,5 +1,6 @@
 '''Tonight's plan when the pipeline states a budget (IOGAP_NIGHT_NODE_HOURS,
-IOGAP_NIGHT_WALL; IOGAP_CANARIES names canaries instead of deriving them):
+IOGAP_NIGHT_WALL, else the profile's night_node_hours; IOGAP_CANARIES
+names canaries instead of deriving them):
 ``python -m iogap.plan night`` on the history database, its -n options
 added to the selection and its record (night, rotation length, digest) to
 the session's extras, so the run report and the results database say
@@ -12,15 +13,24 @@ import sys
 
 from ci.nightly.night import ROOT
 
-#: The pipeline's variables that ask for a plan
+#: The pipeline's variables that ask for a plan (or the profile's
+#: extras['night_node_hours'])
 BUDGET = ('IOGAP_NIGHT_NODE_HOURS', 'IOGAP_NIGHT_WALL')
+
+
+def _profile_budget(system):
+    from iogap import profile
+    current = profile.current()
+    return bool(current and current['name'] == system and any(
+        p['extras'].get('night_node_hours') for p in current['partitions']))
 
 
 def tonight(night, environ):
     '''``(reframe options, session extras)`` of tonight's plan, or
     ``([], {})`` when no budget is set; a plan that cannot be made stops
     the night with its one line.'''
-    if not any(environ.get(v) for v in BUDGET):
+    if not any(environ.get(v) for v in BUDGET) and \
+            not _profile_budget(night.system):
         return [], {}
     path = night.path('plan.json')
     cmd = [sys.executable, '-m', 'iogap.plan', 'night', '--system',

@@ -38,6 +38,11 @@ def budget(args, costs):
     from iogap.plan.night import Budget
     hours = args.node_hours or os.environ.get('IOGAP_NIGHT_NODE_HOURS')
     wall = args.wall or os.environ.get('IOGAP_NIGHT_WALL')
+    if not hours and not wall:
+        # the profile's own: each partition's extras['night_node_hours']
+        hours = ','.join(f'{p["name"]}={p["extras"]["night_node_hours"]}'
+                         for p in profile.current()['partitions']
+                         if p['extras'].get('night_node_hours'))
     full = totals(costs)
     if hours and hours.endswith('%'):
         hours = str(float(hours[:-1]) / 100 *
