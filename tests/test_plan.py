@@ -94,18 +94,13 @@ def test_the_doc_is_what_the_command_prints(cori):
 
 def test_every_profile_keeps_its_promises(tmp_path):
     env = dict(os.environ, SLURM_CONF='', IOGAP_MINICLUSTER_PARTITIONS='')
-    procs = {}
+    proc = subprocess.run(
+        [sys.executable, os.path.join(ROOT, 'tests', 'plan_profiles.py'),
+         str(tmp_path), *OTHERS], cwd=ROOT, env=env, capture_output=True,
+        text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
     for system in OTHERS:
-        out = tmp_path / f'{system}.json'
-        procs[system] = (out, subprocess.Popen(
-            [sys.executable, '-m', 'iogap.plan', 'night', '--system', system,
-             '--node-hours', '40%', '--night', '5', '--json', str(out),
-             '--rotation', '--db', os.devnull], cwd=ROOT, env=env,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-    for system, (out, proc) in procs.items():
-        _, err = proc.communicate(timeout=120)
-        assert proc.returncode == 0, f'{system}: {err}'
-        plan = json.loads(out.read_text())
+        plan = json.loads((tmp_path / f'{system}.json').read_text())
         check_rotation(plan['rotation'], plan['canaries'])
         assert plan['selects'] == plan['rotation']['nights'][
             5 % plan['rotation_length']]
@@ -154,3 +149,15 @@ def test_the_profile_can_state_the_budget(cori, monkeypatch):
     assert cli.budget(args, cori[2]).node_hours == {'knl': 120.0}
     monkeypatch.setenv('IOGAP_NIGHT_NODE_HOURS', '50')
     assert cli.budget(args, cori[2]).node_hours == {'*': 50.0}
+
+
+def test_bad_input_is_one_line(capsys):
+    from iogap.plan import __main__ as cli
+    with pytest.raises(SystemExit, match='ran needs a run report'):
+        cli.main(['ran', '/nonexistent.json'])
+    # a profile of its own: in a process of its own
+    proc = subprocess.run([sys.executable, '-m', 'iogap.plan', 'cost',
+                           '--system', 'nosuch'], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert proc.returncode != 0 and proc.stderr.count('\n') == 1
+    assert 'no profile for system \'nosuch\'' in proc.stderr

@@ -22,6 +22,11 @@ def load(system, db, within=None):
     from iogap.judge import references
     from iogap.plan import cases, cost
     name = profile.current()['name']
+    if system and system.split(':')[0] not in (name, profile.GENERIC if
+                                               name == profile.GENERIC_SYSTEM
+                                               else name):
+        raise IogapError(f'no profile for system {system!r} (systems/: '
+                         f'{", ".join(sorted(profile.system_files()))})')
     references.load(name, profile.parts())
     found = cases.measured()
     if within:
