@@ -161,3 +161,18 @@ def test_bad_input_is_one_line(capsys):
                           capture_output=True, text=True)
     assert proc.returncode != 0 and proc.stderr.count('\n') == 1
     assert 'no profile for system \'nosuch\'' in proc.stderr
+
+
+def test_a_case_finds_its_runs_in_the_results_database(cori):
+    '''Keyed by ReFrame's display name, which a profile's other variants
+    do not renumber.'''
+    db = os.path.join(ROOT, 'tests', 'data', 'changepoint',
+                      'nights-results.db')
+    runs = cost.measured(db, 'anyhost')
+    assert runs and all(w > 0 for walls in runs.values() for w in walls)
+    names = {name for name, _ in runs}
+    [case] = [c for c in cori[0].values() if c.family == 'DDSingleStream'
+              and c.partition == 'knl' and c.params == dict(
+                  core_spec=0, cpu_bind='default', memory='default',
+                  darshan='off', mode='direct')]
+    assert case.name in names

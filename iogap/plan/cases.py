@@ -25,11 +25,21 @@ class Case:
         self.family, self.variant, self.params = family, variant, params
         self.part = part                     # an iogap.profile.Part
         self.partition = part.fullname.split(':')[1]
-        self.unique = registry.get(family).variant_name(variant)
+        cls = registry.get(family)
+        self.unique = cls.variant_name(variant)
+        #: ReFrame's display name, the run report's ``name``: unlike the
+        #: variant number, the same case's whatever the profile adds
+        self.name = family + ''.join(
+            f' %{p}={cls.raw_params[p].format(v)}' for p, v in
+            cls.get_variant_info(variant)['params'].items())
 
     @property
     def key(self):
         return (self.unique, self.partition)
+
+    @property
+    def history_key(self):
+        return (self.name, self.partition)
 
     @property
     def select(self):

@@ -113,7 +113,7 @@ def estimate(case):
 
 
 def measured(db_path, system):
-    '''``{(unique name, partition): [wall seconds, ...]}`` of every case
+    '''``{(display name, partition): [wall seconds, ...]}`` of every case
     of ``system`` that completed in the results database, oldest first.'''
     found = {}
     try:
@@ -132,7 +132,7 @@ def measured(db_path, system):
                     tc.get('job_completion_time_unix')
                 wall = end - start if start and end else None
                 if wall and wall > 0 and tc.get('result') in ('pass', 'fail'):
-                    found.setdefault((tc['unique_name'], tc['partition']),
+                    found.setdefault((tc['name'], tc['partition']),
                                      []).append(wall)
     return found
 
@@ -143,7 +143,7 @@ class Cost:
     def __init__(self, case, history):
         self.case = case
         self.nodes, self.tasks, self.written, _ = geometry(case)
-        runs = history.get(case.key, [])[-LAST_RUNS:]
+        runs = history.get(case.history_key, [])[-LAST_RUNS:]
         if runs:
             self.seconds = statistics.median(runs)
             self.how = f'measured: median of {len(runs)} run(s)'
