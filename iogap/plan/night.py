@@ -117,8 +117,10 @@ class Plan:
         for j in self.judgements:
             if j.select in canary:
                 continue
+            # a canary runs every night: it ties no two judgements together
             for s in self.needs[j.select]:
-                parent[root(s)] = root(j.select)
+                if s not in canary:
+                    parent[root(s)] = root(j.select)
         groups = {}
         for s in parent:
             if s not in canary:
