@@ -75,8 +75,12 @@ class Night:
         before = set(self.reports())
         os.makedirs(self.dir, exist_ok=True)
         os.makedirs(os.path.dirname(self.results_db), exist_ok=True)
-        extras = ','.join(f'{k}={v}' for k, v in self.extras.items())
-        cmd = self.reframe('-r', *self.select, '--session-extras', extras,
+        from ci.nightly import plan
+        planned, plan_extras = plan.tonight(self, os.environ)
+        extras = ','.join(f'{k}={v}' for k, v in
+                          {**self.extras, **plan_extras}.items())
+        cmd = self.reframe('-r', *self.select, *planned,
+                           '--session-extras', extras,
                            '--report-junit', self.junit)
         print(f'nightly: {shlex.join(cmd)}', flush=True)
         with open(self.stdout, 'w', buffering=1) as log, \

@@ -145,6 +145,11 @@ EXTRAS = {
                     '(`--reservation`); `IOGAP_RESERVATION` wins'),
     'mpi_type': (_OPT_STR, None, 'the MPI plugin of `srun` '
                  '(`SLURM_MPI_TYPE`: pmix, pmi2, ...; `srun --mpi=list`)'),
+    'night_node_hours': ({'type': ['number', 'null'], 'exclusiveMinimum':
+                          0}, None, 'node-hours the partition gives the '
+                         'suite a night: `python -m iogap.plan night` and '
+                         'the nightly plan within it (null: no limit; '
+                         '`IOGAP_NIGHT_NODE_HOURS` wins)'),
     'site_features': (_STR_LIST, [], 'a site\'s own features (for its own '
                       'checks): listed here, they are not refused as '
                       'unknown'),

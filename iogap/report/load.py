@@ -44,6 +44,10 @@ class Session:
     start: float
     source: str
     info: dict = field(compare=False, hash=False, repr=False)
+    #: What the night cost, measured: ``{partition: [jobs, node-hours,
+    #: job seconds]}`` (iogap.plan.ran)
+    cost: dict = field(default_factory=dict, compare=False, hash=False,
+                       repr=False)
 
     @property
     def when(self):
@@ -168,9 +172,11 @@ def read_db(path):
 
 
 def session_of(report, source):
+    from iogap.plan import ran
     info = report['session_info']
     return Session(str(info.get('uuid') or source),
-                   float(info.get('time_start_unix') or 0), source, info)
+                   float(info.get('time_start_unix') or 0), source, info,
+                   ran.measured(report))
 
 
 def rows_of(report, session):

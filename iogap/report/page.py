@@ -83,11 +83,14 @@ def _header(manifest):
                        'on a figure: ' + esc('; '.join(study['unplaced'])) +
                        '</p>')
     rows = [[s['when'], ', '.join(s['systems']), s['host'], s['cases'],
-             s['failures'], s['skipped'], s['source'], s['uuid']]
+             s['failures'], s['skipped'], ', '.join(
+                 f'{p} {h:.3g}' for p, h in s['node_hours'].items()),
+             s['plan'], s['source'], s['uuid']]
             for s in manifest['sessions']]
     out.append('<h2>Inputs</h2>' + _table({
         'head': ['session start', 'systems', 'host', 'cases', 'failures',
-                 'skipped', 'source', 'uuid'], 'rows': rows, 'shown': 12}))
+                 'skipped', 'node-hours (measured)', 'plan', 'source',
+                 'uuid'], 'rows': rows, 'shown': 12}))
     out.append('<p class="note">Sections 1–5 draw the newest session of '
                'each system; section 6 draws every session.</p>')
     missing = [s for s in manifest['sections'] if s['missing']]

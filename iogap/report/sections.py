@@ -101,6 +101,11 @@ def _session(s, systems):
             'failures': info.get('num_failures'),
             'skipped': info.get('num_skipped'),
             'systems': sorted(systems),
+            'node_hours': {p: round(c[1], 3) for p, c in sorted(
+                s.cost.items())},
+            'plan': f'night {info["plan_night"]} of '
+                    f'{info.get("plan_rotation")} ({info["plan_digest"]})'
+            if 'plan_digest' in info else 'all selected',
             'study_example': s.study_example,
             'study': {'file': info.get('source'),
                       'source': info.get('study_source'),

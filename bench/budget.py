@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+'''Several short nights within a budget on the local Slurm cluster.
+
+    ci/local-slurm start --nodes 2   (own IOGAP_SLURM_DIR and _PORT)
+    python bench/budget.py --nights 4 --wall 240s [--within REGEX]
+
+Plans every night from one cost table (python -m iogap.plan night, the
+results database as it was before the first night), runs each with reframe
+on the minicluster profile with the plan's -n options and its record in
+--session-extras, then checks from the run reports: every case of the
+universe covered within the rotation's length, the canaries every night,
+no judgement missing a side, and each night's wall time planned against
+measured (the session's own elapsed time and the sum of its jobs).
+'''
+
+import argparse
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def plan(args, night, out):
+    path = os.path.join(out, f'plan-{night}.json')
+    cmd = [sys.executable, '-m', 'iogap.plan', 'night', '--system',
+           'minicluster', '--night', str(night), '--wall', args.wall,
+           '--json', path, '--db', os.path.join(out, 'frozen.db')]
+    if args.within:
+        cmd += ['--within', args.within]
+    if args.canaries:
+        cmd += ['--canaries', args.canaries]
+    subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True)
+    with open(path) as fp:
+        return json.load(fp)
+
+
+def run_night(summary, out):
+    opts = [o for s in summary['selects'] for o in ('-n', s)]
+    extras = (f'plan_night={summary["night"]},plan_digest='
+              f'{summary["digest"]},plan_rotation='
+              f'{summary["rotation_length"]}')
+    start = time.monotonic()
+    proc = subprocess.run(
+        [os.path.join(os.path.dirname(sys.executable), 'reframe'), '-C',
+         'reframe_config.py', '--system', 'minicluster', '-r', *opts,
+         # one job at a time, as the cluster's license runs them: a job's
+         # submission-to-completion is then its own wall time
+         '--exec-policy', 'serial',
+         '--session-extras', extras], cwd=ROOT, capture_output=True,
+        text=True)
+    took = time.monotonic() - start
+    reports = glob.glob(os.path.join(out, 'output', 'reports', '*.json'))
+    with open(max(reports, key=os.path.getmtime)) as fp:
+        report = json.load(fp)
+    return proc.returncode, took, report
+
+
+def universe(within):
+    '''The cases of the plan's universe and its judgements, as planned
+    (the profile loaded here as reframe loads it).'''
+    sys.path.insert(0, ROOT)
+    from iogap import profile
+    from iogap.judge import references
+    from iogap.plan import cases
+    profile.load(['--system', 'minicluster'], os.environ)
+    references.load('minicluster', profile.parts())
+    found = {k: c for k, c in cases.measured().items()
+             if re.search(within, c.family)}
+    return found, cases.judgements(found)
+
+
+def check(summaries, reports, found, judgements):
+    '''Coverage, canaries, judgements' sides: what the plan promised.'''
+    names = {c.unique: c.select for c in found.values()}
+    names.update({j.name: j.select for j in judgements})
+    sides = {j.name: j.sides for j in judgements}
+    lines, covered = [], set()
+    for s, rep in zip(summaries, reports):
+        cases = [tc for r in rep['runs'] for tc in r['testcases']
+                 if not tc['fixture']]
+        ran = {(tc['unique_name'], tc['partition']) for tc in cases}
+        covered |= ran
+        selected = {names.get(tc.get('judgement') or tc['unique_name'])
+                    for tc in cases}
+        absent = sorted(set(s['canaries']) - selected)
+        lost = [(tc['judgement'], side) for tc in cases
+                if tc.get('judgement') in sides
+                for side in sides[tc['judgement']] if tuple(side) not in ran]
+        lines.append(f'night {s["night"]}: canaries '
+                     f'{"all ran" if not absent else f"missing {absent}"}; '
+                     f'judgements {sum(bool(tc.get("judgement")) for tc in cases)}'
+                     f', sides lost {lost or "none"}')
+    missing = sorted(set(found) - covered)
+    lines.append(f'coverage: {len(found) - len(missing)} of {len(found)} '
+                 f'cases within {len(reports)} night(s)' +
+                 (f', missing {missing}' if missing else ''))
+    return lines
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument('--nights', type=int, help='default: one '
+                        'rotation')
+    parser.add_argument('--first', type=int, default=0)
+    parser.add_argument('--wall', default='240s')
+    parser.add_argument('--within', default='^(OSULatency|DDSingleStream)$')
+    parser.add_argument('--canaries', default='RatioCheck@0')
+    parser.add_argument('--history', help='results database to plan '
+                        'from (default: the output\'s own)')
+    parser.add_argument('--out', default=os.path.join(ROOT, 'output',
+                                                      'bench-budget'))
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    os.environ['IOGAP_OUTPUT'] = os.path.join(args.out, 'output')
+    db = os.path.join(args.out, 'output', 'results.db')
+    frozen = os.path.join(args.out, 'frozen.db')
+    # the costs every night is planned from: the history as it was
+    history = args.history or db
+    if os.path.exists(history):
+        subprocess.run(['cp', '-p', history, frozen], check=True)
+    first = plan(args, args.first, args.out)
+    nights = args.nights or first['rotation_length']
+    summaries = [first] + [plan(args, n, args.out) for n in
+                           range(args.first + 1, args.first + nights)]
+    length = summaries[0]['rotation_length']
+    print(f'rotation of {length} night(s), canaries '
+          f'{summaries[0]["canaries"]}', flush=True)
+    reports = []
+    for s in summaries:
+        code, took, report = run_night(s, args.out)
+        reports.append(report)
+        jobs = sum((tc.get('job_completion_time_unix') or 0) -
+                   (tc.get('job_submit_time') or 0)
+                   for r in report['runs'] for tc in r['testcases']
+                   if tc.get('job_submit_time') and
+                   tc.get('job_completion_time_unix'))
+        results = [tc['result'] for r in report['runs']
+                   for tc in r['testcases'] if not tc['fixture']]
+        print(f'night {s["night"]}: {len(s["selects"])} variants, planned '
+              f'{s["wall_seconds"]:.0f} s of jobs (budget {s["budget"]}); '
+              f'measured: jobs {jobs:.0f} s, session '
+              f'{report["session_info"]["time_elapsed"]:.0f} s, reframe '
+              f'{took:.0f} s; exit {code}; results '
+              f'{ {x: results.count(x) for x in set(results)} }',
+              flush=True)
+    found, judgements = universe(args.within)
+    for line in check(summaries, reports, found, judgements):
+        print(line)
+
+
+if __name__ == '__main__':
+    main()

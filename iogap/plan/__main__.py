@@ -1,0 +1,157 @@
+'''python -m iogap.plan cost|night|doc [--system S] ...: what a night
+costs, and the night that fits a budget (``night`` prints the reframe
+options that select it; ``--json`` writes the plan for the run report);
+``ran REPORT``: what a night that ran cost, measured.'''
+
+import argparse
+import json
+import os
+import re
+import sys
+
+from iogap import profile
+from iogap.errors import IogapError
+
+ROOT = profile.ROOT
+
+
+def load(system, db, within=None):
+    '''The profile's cases (those whose check matches the regular
+    expression ``within``, if given), judgements and costs.'''
+    profile.load(['--system', system] if system else [], os.environ)
+    from iogap.judge import references
+    from iogap.plan import cases, cost
+    name = profile.current()['name']
+    if system and system.split(':')[0] not in (name, profile.GENERIC if
+                                               name == profile.GENERIC_SYSTEM
+                                               else name):
+        raise IogapError(f'no profile for system {system!r} (systems/: '
+                         f'{", ".join(sorted(profile.system_files()))})')
+    references.load(name, profile.parts())
+    found = cases.measured()
+    if within:
+        found = {k: c for k, c in found.items()
+                 if re.search(within, c.family)}
+    db = db or os.environ.get('IOGAP_RESULTS_DB') or \
+        os.path.join(ROOT, 'output', 'results.db')
+    return name, found, cases.judgements(found), \
+        cost.costs(found, db if os.path.isfile(db) else None, name)
+
+
+def budget(args, costs):
+    '''The night's budget; ``40%`` is that share of the full night.'''
+    from iogap.plan.night import Budget
+    hours = args.node_hours or os.environ.get('IOGAP_NIGHT_NODE_HOURS')
+    wall = args.wall or os.environ.get('IOGAP_NIGHT_WALL')
+    if not hours and not wall:
+        # the profile's own: each partition's extras['night_node_hours']
+        hours = ','.join(f'{p["name"]}={p["extras"]["night_node_hours"]}'
+                         for p in profile.current()['partitions']
+                         if p['extras'].get('night_node_hours'))
+    full = totals(costs)
+    if hours and hours.endswith('%'):
+        hours = str(float(hours[:-1]) / 100 *
+                    sum(row[1] for row in full.values()))
+    if wall and wall.endswith('%'):
+        wall = f'{float(wall[:-1]) / 100 * sum(r[2] for r in full.values())}s'
+    return Budget.parse(hours, wall)
+
+
+def totals(costs):
+    '''``{partition: [cases, nodes·hours, seconds, bytes written]}``.'''
+    out = {}
+    for cost in costs.values():
+        row = out.setdefault(cost.case.partition, [0, 0.0, 0.0, 0])
+        row[0] += 1
+        row[1] += cost.node_hours
+        row[2] += cost.seconds
+        row[3] += cost.written
+    return out
+
+
+def cost_table(name, costs, every=False):
+    lines = [f'# {name}: the cost of every case (expected, per night)', '',
+             '| partition | cases | node-hours | wall (serial) | written |',
+             '|---|---|---|---|---|']
+    for part, (n, nh, secs, written) in sorted(totals(costs).items()):
+        lines.append(f'| {part} | {n} | {nh:.1f} | {secs / 3600:.1f} h | '
+                     f'{written / 1e12:.2f} TB |')
+    measured = sum(c.how.startswith('measured') for c in costs.values())
+    lines += ['', f'{measured} of {len(costs)} case(s) measured in the '
+              f'results database, the others estimated from their geometry']
+    if every:
+        lines += ['', '| case | partition | nodes | wall s | node-hours | '
+                  'written | how |', '|---|---|---|---|---|---|---|']
+        for key, c in sorted(costs.items()):
+            lines.append(f'| {c.case.unique} | {c.case.partition} | '
+                         f'{c.nodes} | {c.seconds:.0f} | {c.node_hours:.3f} '
+                         f'| {c.written / 1e9:.2f} GB | {c.how} |')
+    return '\n'.join(lines)
+
+
+def plan(args):
+    from iogap.plan.night import Plan, night_index
+    name, found, judgements, costs = load(args.system, args.db,
+                                          args.within)
+    made = Plan(found, judgements, costs, budget(args, costs),
+                args.canaries or os.environ.get('IOGAP_CANARIES'))
+    index = args.night if args.night is not None else night_index(args.date)
+    return name, made, index
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog='python -m iogap.plan')
+    parser.add_argument('what', choices=['cost', 'night', 'doc', 'ran'])
+    parser.add_argument('report', nargs='?', help='ran: a run report')
+    parser.add_argument('--system')
+    parser.add_argument('--db', help='results database (default: '
+                        'IOGAP_RESULTS_DB, else output/results.db)')
+    parser.add_argument('--within', help='only the checks matching this '
+                        'regular expression (and judgements of them)')
+    parser.add_argument('--canaries', help='Check@N regular expression '
+                        '(default: derived from the judgements\' audit)')
+    parser.add_argument('--cases', action='store_true',
+                        help='cost: every case, not only the totals')
+    parser.add_argument('--node-hours', help='200, or knl=100,haswell=80')
+    parser.add_argument('--wall', help='wall time a night, e.g. 20m')
+    parser.add_argument('--night', type=int, help='night index')
+    parser.add_argument('--date', help='YYYY-MM-DD (default: today, UTC)')
+    parser.add_argument('--json', help='night: write the plan here')
+    parser.add_argument('--rotation', action='store_true', help='--json '
+                        'also holds the whole rotation and each variant\'s '
+                        'cost')
+    args = parser.parse_args(argv)
+    try:
+        if args.what == 'ran':
+            if not args.report or not os.path.isfile(args.report):
+                raise IogapError(f'ran needs a run report, got '
+                                 f'{args.report!r}')
+            from iogap.plan import ran
+            print(ran.render(args.report))
+        elif args.what == 'cost':
+            name, _, _, costs = load(args.system, args.db, args.within)
+            print(cost_table(name, costs, args.cases))
+        elif args.what == 'night':
+            name, made, index = plan(args)
+            summary = made.summary(index)
+            if args.json:
+                if args.rotation:
+                    summary['rotation'] = made.record()
+                with open(args.json, 'w') as fp:
+                    json.dump(summary, fp, indent=1)
+            print(' '.join(f'-n {s}' for s in summary['selects']))
+            print(f'iogap-plan: {name} night {index}: '
+                  f'{len(summary["selects"])} variants, '
+                  f'{len(made.canaries)} canaries, rotation of '
+                  f'{made.length} night(s), {summary["node_hours"]} '
+                  f'node-hours, {summary["wall_seconds"]:.0f} s serial '
+                  f'(budget {made.budget.describe()})', file=sys.stderr)
+        else:
+            from iogap.plan import doc
+            print(doc.render(args))
+    except IogapError as err:
+        sys.exit(f'iogap.plan: {err}')
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,161 @@
+'''The cost of a case before it runs: nodes, bytes written, wall time.
+
+The wall time is measured where the case ran before: the median of its
+last runs in the results database (ReFrame's, :mod:`iogap.resultsdb`),
+each from the job's submission to its completion. Otherwise it is
+estimated from the case's geometry: the bytes it moves over the
+bandwidth its partition's references give (the most specific absolute
+``write_bw`` entry of the same family, else :data:`NODE_BANDWIDTH` per
+node), plus :data:`START_SECONDS` for start-up, probes and calibration.
+The estimate is only a first night's guess; every run replaces it.
+'''
+
+import json
+import sqlite3
+import statistics
+from contextlib import closing
+
+from iogap.judge import references
+from iogap.pio.base import node_sweep, ppn_sweep
+
+#: What a job spends beyond moving its bytes (seconds, an estimate):
+#: start-up, placement probe, calibration runs, eviction
+START_SECONDS = 30.0
+
+#: Bandwidth assumed per node where no reference gives one (bytes/s)
+NODE_BANDWIDTH = 500e6
+
+#: Seconds of an OSU case, whose bytes are messages, not storage
+OSU_SECONDS = 60.0
+
+#: Metadata operations per second per task assumed for mdtest
+MD_RATE = 2000.0
+
+#: Runs of a case whose median is its measured wall time
+LAST_RUNS = 3
+
+
+def _bytes(size):
+    '''Bytes in a profile size (``1M``, ``16m``, ``1g``: the extras'
+    schema allows k, m, g in either case).'''
+    size = str(size)
+    unit = {'k': 2**10, 'm': 2**20, 'g': 2**30}.get(size[-1].lower())
+    return int(size[:-1]) * unit if unit else int(size)
+
+
+def geometry(case):
+    '''``(nodes, tasks, bytes written, bytes moved)`` of a measured case,
+    from its parameters and its partition's extras.'''
+    p, x, fam = case.params, case.part.extras, case.family
+    reps = x['repetitions']
+    if fam.startswith('DD'):
+        size = _bytes(x['dd_block_size']) * x['dd_count']
+        return 1, 1, size * reps, size * reps * 4
+    if fam in ('IORBench', 'IORFrequencySweep', 'IORCollective',
+               'IORAffinity'):
+        if fam == 'IORCollective':
+            nodes = x['ior_collective_nodes'] or max(node_sweep(case.part))
+            ppn = x['ior_collective_ppn'] or max(
+                ppn_sweep(case.part, p.get('core_spec', 0)))
+        elif fam == 'IORAffinity':
+            nodes, ppn = 1, x['affinity_tasks']
+        else:
+            nodes, ppn = p['num_nodes'], p['procs_per_node']
+        data = nodes * ppn * _bytes(x['ior_block_size'])
+        # the writes, a verification and three read passes
+        return nodes, nodes * ppn, data * reps, data * (reps + 4)
+    if fam == 'MDTestBench':
+        nodes, tasks = p['num_nodes'], p['num_nodes'] * p['procs_per_node']
+        data = tasks * x['mdtest_files_per_proc'] * x['mdtest_file_bytes']
+        return nodes, tasks, data * reps, data * reps * 2
+    if fam == 'FioThreads':
+        return 1, 1, _bytes(x['fio_file_size']), _bytes(x['fio_file_size'])
+    nodes = p.get('num_nodes') or (2 if p.get('placement') == 'inter_node'
+                                   else 1)
+    return nodes, nodes, 0, 0
+
+
+def reference_bandwidth(case):
+    '''Bytes/s the references expect of the case's writes, or ``None``.'''
+    ref = references.current()
+    best = None
+    for entry in (ref.data['absolute'] if ref else []):
+        given = entry.get('params') or {}
+        if entry['test'] != case.family or entry['partition'] != \
+                case.partition or entry['var'] != 'write_bw' or \
+                any(case.params.get(k) != v for k, v in given.items()):
+            continue
+        if best is None or len(given) > len(best.get('params') or {}):
+            best = entry
+    if best is None:
+        return None
+    scale = 2**20 if best['unit'].startswith('MiB') else 1e6
+    return best['ref'][0] * scale
+
+
+def estimate(case):
+    '''Expected wall seconds of a case that never ran, and how.'''
+    nodes, tasks, _, moved = geometry(case)
+    if case.family.startswith('OSU'):
+        return OSU_SECONDS, 'estimate: OSU fixed'
+    if case.family == 'MDTestBench':
+        ops = case.part.extras['mdtest_files_per_proc'] * 4 * \
+            case.part.extras['repetitions']
+        return START_SECONDS + ops / MD_RATE, 'estimate: metadata ops'
+    if case.family == 'FioThreads':
+        return START_SECONDS + case.part.extras['fio_runtime'], \
+            'estimate: fio runtime'
+    bw = reference_bandwidth(case)
+    how = 'estimate: bytes / reference bandwidth' if bw else \
+        f'estimate: bytes / {NODE_BANDWIDTH / 1e6:.0f} MB/s per node'
+    bw = bw or NODE_BANDWIDTH * nodes
+    return START_SECONDS + moved / bw, how
+
+
+def measured(db_path, system):
+    '''``{(display name, partition): [wall seconds, ...]}`` of every case
+    of ``system`` that completed in the results database, oldest first.'''
+    found = {}
+    try:
+        with closing(sqlite3.connect(f'file:{db_path}?mode=ro',
+                                     uri=True)) as conn:
+            rows = conn.execute('SELECT json_blob FROM sessions ORDER BY '
+                                'session_start_unix').fetchall()
+    except sqlite3.Error:
+        return found
+    for (blob,) in rows:
+        for run in json.loads(blob).get('runs', []):
+            for tc in run['testcases']:
+                if tc.get('system') != system or tc.get('fixture'):
+                    continue
+                start, end = tc.get('job_submit_time'), \
+                    tc.get('job_completion_time_unix')
+                wall = end - start if start and end else None
+                if wall and wall > 0 and tc.get('result') in ('pass', 'fail'):
+                    found.setdefault((tc['name'], tc['partition']),
+                                     []).append(wall)
+    return found
+
+
+class Cost:
+    '''A case's nodes, bytes written and expected wall seconds.'''
+
+    def __init__(self, case, history):
+        self.case = case
+        self.nodes, self.tasks, self.written, _ = geometry(case)
+        runs = history.get(case.history_key, [])[-LAST_RUNS:]
+        if runs:
+            self.seconds = statistics.median(runs)
+            self.how = f'measured: median of {len(runs)} run(s)'
+        else:
+            self.seconds, self.how = estimate(case)
+
+    @property
+    def node_hours(self):
+        return self.nodes * self.seconds / 3600
+
+
+def costs(cases, db_path=None, system=None):
+    '''``{key: Cost}`` of ``cases`` (``{key: Case}``).'''
+    history = measured(db_path, system) if db_path else {}
+    return {key: Cost(case, history) for key, case in cases.items()}

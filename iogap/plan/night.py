@@ -1,0 +1,217 @@
+'''A night within a budget: canaries every night, the rest in rotation.
+
+The unit ReFrame selects is a check's variant (``-n Check@N``), which runs
+on every partition that generates it; a variant's cost is the sum over
+those partitions. A judgement is planned with the variants of all its
+sides, so it never loses one.
+
+Canaries are derived from the judgements, not declared: the audit
+(:mod:`iogap.judge.audit`) gives each its false-alarm rate and the
+smallest regression it catches 9 nights in 10. The judgements that catch
+one, within the false-alarm budget and with no waiver, are the stable
+figures the nightly's bands and change points rely on: best detection
+first, they are canaries while their cost stays within
+:data:`CANARY_SHARE` of the budget. Everything else is grouped (the
+judgements sharing a case, with their sides, are one group) and packed,
+largest first, into the fewest nights that each fit what the canaries
+leave: the rotation. Night ``k`` (days since 1970-01-01 UTC by default)
+runs the canaries and rotation group ``k mod length``: the same night, the
+same plan.
+'''
+
+import datetime
+import hashlib
+import json
+import re
+
+from iogap.errors import IogapError
+from iogap.judge import audit, references
+from iogap.plan.budget import JUDGE_SECONDS, Budget, usage  # noqa: F401
+
+#: Share of the budget the canaries may take; the rest is the rotation's
+CANARY_SHARE = 0.5
+
+def canary_names(ref):
+    '''Reference entries (ratios and fits by name, absolute entries by
+    id) that detect a regression within the false-alarm budget, best
+    detection first: ``[(detects, key)]``.'''
+    if ref is None:
+        return []
+    limit = audit.budget(ref)['judgement']
+    found = []
+    for row in ref.audit or audit.rows(ref):
+        if row.detects is None or row.rate > limit or \
+                row.entry.get('waiver') or not row.cases:
+            continue
+        key = row.entry['name'] if row.kind != 'absolute' else id(row.entry)
+        found.append((row.detects, key))
+    return sorted(found, key=lambda d: (d[0], str(d[1])))
+
+
+def _entry_keys(judgement, targets):
+    if judgement.check == 'AbsoluteCheck':
+        return [id(e) for e in targets[judgement.variant][3].values()]
+    return [judgement.name]
+
+
+class Plan:
+    '''Canaries and rotation of the loaded profile within ``budget``.'''
+
+    def __init__(self, cases, judgements, costs, budget, declared=None):
+        from iogap.judge import checks
+        self.cases, self.costs, self.budget = cases, costs, budget
+        self.variants = {}
+        for key, case in sorted(cases.items()):
+            self.variants.setdefault(case.select, []).append(key)
+        self.judgements = judgements
+        self.needs = {j.select: sorted({j.select} | {cases[k].select
+                                                      for k in j.sides})
+                      for j in judgements}
+        targets = checks.absolute_targets()
+        by_entry = {}
+        for j in judgements:
+            for k in _entry_keys(j, targets):
+                by_entry.setdefault(k, []).append(j)
+        self.canaries, self.canary_reason = self._declared(declared) \
+            if declared else self._canaries(by_entry)
+        self.groups = self._groups()
+        self.length, self.rotation = self._rotate()
+
+    def _canaries(self, by_entry):
+        chosen, cap = [], self.budget.scaled(CANARY_SHARE)
+        seen = set()
+        for detects, key in canary_names(references.current()):
+            for j in by_entry.get(key, []):
+                if j.select in seen:
+                    continue
+                trial = sorted(set(chosen) | set(self.needs[j.select]))
+                if cap.load(usage(trial, self.variants, self.costs)) <= 1:
+                    chosen, _ = trial, seen.add(j.select)
+        return chosen, ('judgements the audit finds able to catch a '
+                        'regression within the false-alarm budget, best '
+                        f'detection first, within {CANARY_SHARE:.0%} of '
+                        'the budget')
+
+    def _declared(self, pattern):
+        '''Canaries named by a regular expression over ``Check@N``
+        (``IOGAP_CANARIES``): a judgement brings its sides.'''
+        chosen = set()
+        for sel in [*self.variants, *self.needs]:
+            if re.fullmatch(pattern, sel):
+                chosen.update(self.needs.get(sel, [sel]))
+        if not chosen:
+            raise IogapError(f'canaries {pattern!r} match no variant of '
+                             f'this profile (Check@N, as -n takes them)')
+        return sorted(chosen), f'declared: {pattern}'
+
+    def _groups(self):
+        '''Sets of variants that must run together, less the canaries.'''
+        canary = set(self.canaries)
+        parent = {s: s for s in self.variants}
+        parent.update({j.select: j.select for j in self.judgements})
+
+        def root(s):
+            while parent[s] != s:
+                parent[s] = s = parent[parent[s]]
+            return s
+        for j in self.judgements:
+            if j.select in canary:
+                continue
+            # a canary runs every night: it ties no two judgements together
+            for s in self.needs[j.select]:
+                if s not in canary:
+                    parent[root(s)] = root(j.select)
+        groups = {}
+        for s in parent:
+            if s not in canary:
+                groups.setdefault(root(s), []).append(s)
+        return sorted(sorted(g) for g in groups.values())
+
+    def _rotate(self):
+        room = self.budget.load(usage(self.canaries, self.variants,
+                                      self.costs))
+        if room > 1:
+            raise IogapError(f'the canaries alone take {room:.0%} of the '
+                             f'budget ({self.budget.describe()})')
+        left = self.budget.scaled(1)
+        sized = sorted(((usage(g, self.variants, self.costs), g)
+                        for g in self.groups),
+                       key=lambda u: (-left.load(u[0]), u[1]))
+        for used, group in sized:
+            if left.load(_add(used, usage(self.canaries, self.variants,
+                                          self.costs))) > 1:
+                raise IogapError(
+                    f'{group[0]} and the {len(group) - 1} variant(s) it must '
+                    f'run with need {left.load(used):.0%} of the budget '
+                    f'({self.budget.describe()}), the canaries {room:.0%}: '
+                    f'raise the budget')
+        base = usage(self.canaries, self.variants, self.costs)
+        total = {}
+        for used, _ in sized:
+            total = _add(total, used)
+        # no fewer nights than the rotation's load over what is left
+        spare = 1 - self.budget.load(base)
+        length = max(1, int(self.budget.load(total) / spare)) if spare > 0 \
+            else 1
+        while True:
+            nights = _pack(sized, length, self.budget, base)
+            if nights is not None:
+                return length, nights
+            length += 1
+
+    def night(self, index):
+        '''The variants of night ``index``: canaries and its rotation
+        group.'''
+        return sorted(set(self.canaries) | set(
+            self.rotation[index % self.length]))
+
+    def record(self):
+        '''The whole rotation: every night's variants, what each
+        judgement needs, each variant's usage (to check a plan by).'''
+        return {'nights': [self.night(i) for i in range(self.length)],
+                'needs': self.needs,
+                'usage': {s: usage([s], self.variants, self.costs)
+                          for s in self.variants},
+                'limits': {'node_hours': self.budget.node_hours,
+                           'wall': self.budget.wall}}
+
+    def summary(self, index):
+        selects = self.night(index)
+        used = usage(selects, self.variants, self.costs)
+        text = json.dumps(selects)
+        return {
+            'night': index, 'rotation_length': self.length,
+            'budget': self.budget.describe(),
+            'canaries': [s for s in self.canaries],
+            'selects': selects,
+            'node_hours': {k: round(v, 3) for k, v in sorted(used.items())
+                           if k != 'wall'},
+            'wall_seconds': round(used['wall'], 1),
+            'digest': hashlib.sha256(text.encode()).hexdigest()[:12],
+        }
+
+
+def _add(a, b):
+    return {k: a.get(k, 0) + b.get(k, 0) for k in set(a) | set(b)}
+
+
+def _pack(sized, length, budget, base):
+    '''Groups into ``length`` nights, largest first to the least loaded
+    night it fits; ``None`` if one does not fit.'''
+    nights = [([], dict(base)) for _ in range(length)]
+    for used, group in sized:
+        fits = [(budget.load(_add(load, used)), i) for i, (_, load) in
+                enumerate(nights) if budget.load(_add(load, used)) <= 1]
+        if not fits:
+            return None
+        _, i = min(fits)
+        nights[i][0].extend(group)
+        nights[i] = (nights[i][0], _add(nights[i][1], used))
+    return [sorted(n) for n, _ in nights]
+
+
+def night_index(date=None):
+    '''Days since 1970-01-01 of ``date`` (``YYYY-MM-DD``; today, UTC).'''
+    day = datetime.date.fromisoformat(date) if date else \
+        datetime.datetime.now(datetime.timezone.utc).date()
+    return (day - datetime.date(1970, 1, 1)).days

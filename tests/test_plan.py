@@ -1,0 +1,178 @@
+'''The night plan (iogap.plan): the same night gives the same plan, every
+case is covered within the rotation, the canaries run every night, a
+judgement is planned with all its sides, and no night exceeds its budget;
+on every profile. docs/budget.md is what the command prints.'''
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+from iogap import profile
+from iogap.errors import IogapError
+from iogap.judge import references
+from iogap.plan import cases, cost, doc, night
+
+#: Profiles checked in a process of their own (a process holds one)
+OTHERS = ['anyhost', 'localpair', 'minicori', 'minicluster']
+
+
+def check_rotation(record, canaries, slack=1e-9):
+    '''The promises, from a plan's whole rotation.'''
+    nights = [set(n) for n in record['nights']]
+    limits = record['limits']
+    universe = set(record['usage']) | set(record['needs'])
+    assert set().union(*nights) == universe, 'a variant is never planned'
+    for planned in nights:
+        assert set(canaries) <= planned
+        for judgement, needs in record['needs'].items():
+            if judgement in planned:
+                assert set(needs) <= planned, (judgement, needs)
+        used = {}
+        for sel in planned & set(record['usage']):
+            for k, v in record['usage'][sel].items():
+                used[k] = used.get(k, 0) + v
+        if limits['wall'] is not None:
+            assert used['wall'] <= limits['wall'] * (1 + slack) + \
+                night.JUDGE_SECONDS * len(record['needs'])
+        for part, hours in limits['node_hours'].items():
+            got = sum(v for k, v in used.items() if k != 'wall') \
+                if part == '*' else used.get(part, 0)
+            assert got <= hours * (1 + slack), (part, got, hours)
+
+
+@pytest.fixture(scope='module')
+def cori():
+    references.load('cori', profile.parts())
+    found = cases.measured()
+    return found, cases.judgements(found), cost.costs(found)
+
+
+def test_cori_plan_keeps_its_promises(cori):
+    found, judgements, costs = cori
+    made = night.Plan(found, judgements, costs, night.Budget.parse('200'))
+    assert made.length > 1 and made.canaries
+    check_rotation(made.record(), made.canaries)
+    again = night.Plan(found, judgements, costs, night.Budget.parse('200'))
+    assert again.summary(17) == made.summary(17)
+    assert made.summary(3)['selects'] == \
+        made.summary(3 + made.length)['selects']
+
+
+def test_a_smaller_budget_rotates_longer(cori):
+    found, judgements, costs = cori
+    lengths = [night.Plan(found, judgements, costs,
+                          night.Budget.parse(f'knl={h},haswell={h}')).length
+               for h in (300, 100)]
+    assert lengths[0] < lengths[1]
+
+
+def test_a_budget_too_small_says_so(cori):
+    found, judgements, costs = cori
+    with pytest.raises(IogapError, match='raise the budget|canaries'):
+        night.Plan(found, judgements, costs, night.Budget.parse('1'))
+    for bad in [('x=', None), (None, '5 parsecs'), (None, None)]:
+        with pytest.raises(IogapError):
+            night.Budget.parse(*bad)
+
+
+def test_the_doc_is_what_the_command_prints(cori):
+    args = argparse.Namespace(system='cori', node_hours='200', wall=None,
+                              within=None, canaries=None, night=0,
+                              date=None, db=None)
+    # the generated part; what was measured on the local cluster follows
+    with open(os.path.join(ROOT, 'docs', 'budget.md')) as fp:
+        assert fp.read().startswith(doc.render(args) + '\n'), (
+            'regenerate the top of docs/budget.md: python -m iogap.plan doc '
+            '--system cori --node-hours 200')
+
+
+def test_every_profile_keeps_its_promises(tmp_path):
+    env = dict(os.environ, SLURM_CONF='', IOGAP_MINICLUSTER_PARTITIONS='')
+    proc = subprocess.run(
+        [sys.executable, os.path.join(ROOT, 'tests', 'plan_profiles.py'),
+         str(tmp_path), *OTHERS], cwd=ROOT, env=env, capture_output=True,
+        text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    for system in OTHERS:
+        plan = json.loads((tmp_path / f'{system}.json').read_text())
+        check_rotation(plan['rotation'], plan['canaries'])
+        assert plan['selects'] == plan['rotation']['nights'][
+            5 % plan['rotation_length']]
+
+
+def test_the_nightly_runs_the_plan_when_a_budget_is_set(tmp_path):
+    from ci.nightly import plan
+    night_ = argparse.Namespace(system='anyhost', results_db=os.devnull,
+                                path=lambda name: str(tmp_path / name))
+    assert plan.tonight(night_, {}) == ([], {})
+    opts, extras = plan.tonight(night_, dict(os.environ,
+                                             IOGAP_NIGHT_NODE_HOURS='50%'))
+    assert opts[0] == '-n' and len(opts) % 2 == 0
+    assert all(opt == '-n' for opt in opts[::2])
+    assert set(extras) == {'plan_night', 'plan_rotation', 'plan_digest'}
+
+
+def test_a_planned_night_records_its_plan_and_what_it_cost():
+    from iogap.plan import ran
+    path = os.path.join(ROOT, 'tests', 'data', 'plan',
+                        'planned-night-minicluster.json')
+    with open(path) as fp:
+        report = json.load(fp)
+    info = report['session_info']
+    selects = sorted(a for a in info['cmdline'].split()
+                     if '@' in a and not a.startswith('-'))
+    digest = hashlib.sha256(json.dumps(selects).encode()).hexdigest()[:12]
+    assert info['plan_digest'] == digest     # the record names the selection
+    cost = ran.measured(report)
+    jobs = [tc for r in report['runs'] for tc in r['testcases']
+            if not tc['fixture'] and 'judge' not in tc['tags']]
+    assert sum(c[0] for c in cost.values()) == len(jobs)
+    assert all(c[1] > 0 for c in cost.values())
+    assert 'plan: night 3 of a rotation of 4' in ran.render(path)
+
+
+def test_the_profile_can_state_the_budget(cori, monkeypatch):
+    from iogap.plan import __main__ as cli
+    monkeypatch.delenv('IOGAP_NIGHT_NODE_HOURS', raising=False)
+    monkeypatch.delenv('IOGAP_NIGHT_WALL', raising=False)
+    args = argparse.Namespace(node_hours=None, wall=None)
+    with pytest.raises(IogapError, match='needs node-hours'):
+        cli.budget(args, cori[2])
+    knl = [p for p in profile.current()['partitions'] if p['name'] == 'knl']
+    monkeypatch.setitem(knl[0]['extras'], 'night_node_hours', 120)
+    assert cli.budget(args, cori[2]).node_hours == {'knl': 120.0}
+    monkeypatch.setenv('IOGAP_NIGHT_NODE_HOURS', '50')
+    assert cli.budget(args, cori[2]).node_hours == {'*': 50.0}
+
+
+def test_bad_input_is_one_line(capsys):
+    from iogap.plan import __main__ as cli
+    with pytest.raises(SystemExit, match='ran needs a run report'):
+        cli.main(['ran', '/nonexistent.json'])
+    # a profile of its own: in a process of its own
+    proc = subprocess.run([sys.executable, '-m', 'iogap.plan', 'cost',
+                           '--system', 'nosuch'], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert proc.returncode != 0 and proc.stderr.count('\n') == 1
+    assert 'no profile for system \'nosuch\'' in proc.stderr
+
+
+def test_a_case_finds_its_runs_in_the_results_database(cori):
+    '''Keyed by ReFrame's display name, which a profile's other variants
+    do not renumber.'''
+    db = os.path.join(ROOT, 'tests', 'data', 'changepoint',
+                      'nights-results.db')
+    runs = cost.measured(db, 'anyhost')
+    assert runs and all(w > 0 for walls in runs.values() for w in walls)
+    names = {name for name, _ in runs}
+    [case] = [c for c in cori[0].values() if c.family == 'DDSingleStream'
+              and c.partition == 'knl' and c.params == dict(
+                  core_spec=0, cpu_bind='default', memory='default',
+                  darshan='off', mode='direct')]
+    assert case.name in names
