@@ -64,7 +64,7 @@ def test_a_failed_write_moved_nothing(data):
     (1e-9, 0.5),       # the 4 PB/s dd: its own clock says it took no time
     (0.02, 0.5),       # 25 GB/s claimed for a 0.5 s, 512 MiB step
     (0.24, 0.5),       # twice what the harness saw
-    (2e-8, 0.0120),    # 4 PB/s on a 12 ms step, above the resolution
+    (2e-8, 0.0300),    # 4 PB/s on a 30 ms step, above the resolution
     (0.6, 0.5),        # longer than the step the harness timed
 ])
 def test_a_figure_the_harness_clock_contradicts_fails(claimed, wall):
@@ -98,7 +98,7 @@ def test_calibration_steps_are_measured_apart_and_required():
     overhead, found = steps.calibration(
         steps.parse(text), lambda s: dd_record(s)[1])
     assert (overhead.min, overhead.max) == pytest.approx((0.00198, 0.00308))
-    assert overhead.resolution == pytest.approx(0.002)     # the floor
+    assert overhead.resolution == pytest.approx(0.010)     # the floor
     assert [s['op'] for s in found] == ['write']
     with pytest.raises(SanityError, match='no calibration'):
         steps.calibration(found, lambda s: 0)

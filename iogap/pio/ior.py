@@ -133,7 +133,7 @@ class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
         write = job.step(step='write')
         write.after.append('iogap_bytes "$IOGAP_DIR"/ior.dat*')
         verify = ' '.join([self.ior, *self.ior_options(
-            '-R -C -k', '-i 1', 'ior_verify.json')])
+            '-R -C -k', '-i 1', 'verify.json')])
         job.step(f'{launch} {verify}', step='verify')
         read = ' '.join([*self.darshan_env('read'), self.ior,
                          *self.ior_options('-r -R -C -k', f'-i {READ_PASSES}',
