@@ -89,6 +89,45 @@ def test_the_bound_is_as_tight_as_the_harness_resolution():
         steps.check_clock(0.1, None, 'dd', STARTUP, 1)
 
 
+def test_a_step_delayed_by_a_busy_host_is_no_lie_but_its_cpu_is_evidence():
+    '''The failures of an honest dd on a loaded host: 8 MiB written in
+    5.7 ms by dd's clock, in an 89 ms step. The step's wait for a CPU
+    comes off the harness's time; the tool's own CPU time, which no wait
+    inflates, still holds a claim of no time at all.'''
+    with pytest.raises(SanityError, match='not plausible'):
+        steps.check_clock(0.005655, 0.089007, 'dd write', STARTUP, 8 * MiB)
+    steps.check_clock(0.005655, 0.089007, 'dd write', STARTUP, 8 * MiB,
+                      waited=0.0832, cpu=0.01)
+    # Unknown wait (no PSI): the bound of a quiet host
+    with pytest.raises(SanityError, match='not plausible'):
+        steps.check_clock(0.005655, 0.089007, 'dd write', STARTUP, 8 * MiB,
+                          waited=None, cpu=0.01)
+    # 4 PB/s for a cached read that used 0.3 s of CPU in a step the host
+    # delayed throughout
+    with pytest.raises(SanityError, match=r'0\.500000 s waiting for a CPU, '
+                       r'0\.30 s of CPU\): its figure is not plausible'):
+        steps.check_clock(1e-9, 0.5, 'dd read1', STARTUP, 512 * MiB,
+                          waited=0.5, cpu=0.3)
+
+
+def test_the_step_says_how_long_the_host_kept_it_waiting():
+    text = ('iogap-step: op=write rep=1\n'
+            'iogap-time: seconds=0.089007 waited=0.083200 cpu=0.01\n'
+            'iogap-step: op=read1 rep=1\n'
+            'iogap-time: seconds=0.02 waited=na cpu=0.02\n'
+            'iogap-step: step=write\n'
+            'iogap-rank-time: seconds=0.5 waited=0.010000 cpu=0.49\n'
+            'iogap-rank-time: seconds=0.4 waited=0.020000 cpu=0.39\n'
+            'iogap-step: op=old rep=1\niogap-time: seconds=0.3\n')
+    write, read1, ranked, old = steps.parse(text)
+    assert (write.seconds, write.waited, write.cpu) == (0.089007, 0.0832,
+                                                       0.01)
+    assert (read1.waited, read1.cpu) == (None, 0.02)
+    # The least rank's time, the most any rank waited
+    assert (ranked.seconds, ranked.waited) == (0.4, 0.02)
+    assert (old.seconds, old.waited, old.cpu) == (0.3, None, None)
+
+
 def test_calibration_steps_are_measured_apart_and_required():
     text = ''.join(f'iogap-step: op=calibrate rep=0 calibrate={i}\n'
                    f'0 bytes copied, 2e-05 s, 0 kB/s\n'

@@ -13,6 +13,35 @@ iogap_now() {
     read -r iogap_up _ < /proc/uptime
     iogap_wall=${EPOCHREALTIME:-$(date +%s.%N)}
     iogap_wall=${iogap_wall/,/.}
+    iogap_load
+}
+
+# iogap_load: what a step's time holds besides its own work, read without
+# starting a process. iogap_psi: microseconds during which some task of the
+# host waited for a CPU (/proc/pressure/cpu; "na" without PSI), which bounds
+# the step's own scheduling delay. iogap_cpu: CPU ticks (1/100 s) the
+# shell's finished children used (/proc/self/stat), which a wait for a CPU
+# does not inflate.
+iogap_load() {
+    local some _w _x _y stat
+    iogap_psi=na
+    if read -r some _w _x _y iogap_psi _ < /proc/pressure/cpu 2>/dev/null; then
+        iogap_psi=${iogap_psi#total=}
+        [[ $iogap_psi =~ ^[0-9]+$ ]] || iogap_psi=na
+    fi
+    read -r -a stat < /proc/self/stat
+    iogap_cpu=$((stat[15] + stat[16]))
+}
+
+# iogap_loaded: " waited=S cpu=S" since iogap_psi0 and iogap_cpu0
+iogap_loaded() {
+    local w=na
+    if [ "$iogap_psi" != na ] && [ "$iogap_psi0" != na ]; then
+        w=$((iogap_psi - iogap_psi0))
+        w=$(printf '%d.%06d' $((w / 1000000)) $((w % 1000000)))
+    fi
+    local c=$((iogap_cpu - iogap_cpu0))
+    printf ' waited=%s cpu=%d.%02d' "$w" $((c / 100)) $((c % 100))
 }
 
 # iogap_calibrate N FIELD=VALUE... -- COMMAND...: run a step that moves no
@@ -33,10 +62,11 @@ iogap_begin() {
     iogap_io0=("${iogap_io_now[@]}")
     iogap_now
     iogap_t0=$iogap_wall iogap_u0=$iogap_up
+    iogap_psi0=$iogap_psi iogap_cpu0=$iogap_cpu
 }
 iogap_end() {
     iogap_now
-    echo "iogap-time: seconds=$(iogap_elapsed "$iogap_t0" "$iogap_u0")"
+    echo "iogap-time: seconds=$(iogap_elapsed "$iogap_t0" "$iogap_u0")$(iogap_loaded)"
     iogap_io
     local i delta=()
     for i in 0 1 2; do

@@ -5,9 +5,9 @@
 # the harness's time of the step (iogap.core.steps).
 . "$(dirname "$0")/job.sh"
 iogap_now
-t0=$iogap_wall u0=$iogap_up
+t0=$iogap_wall u0=$iogap_up iogap_psi0=$iogap_psi iogap_cpu0=$iogap_cpu
 "$@"
 status=$?
 iogap_now
-echo "iogap-rank-time: seconds=$(iogap_elapsed "$t0" "$u0")"
+echo "iogap-rank-time: seconds=$(iogap_elapsed "$t0" "$u0")$(iogap_loaded)"
 exit $status

@@ -37,13 +37,15 @@ JOB_SH = os.path.join(os.path.dirname(__file__), 'job.sh')
 RANKED = os.path.join(os.path.dirname(__file__), 'ranked.sh')
 
 _LABEL = re.compile(r'^iogap-step:((?: [\w.-]+=\S+)+)\s*$')
-_TIME = re.compile(r'^iogap-time: seconds=([0-9.]+)\s*$', re.M)
+#: A step's time, with what waiting for a CPU and the step's own CPU took
+_LOAD = r'(?: waited=([0-9.]+|na) cpu=([0-9.]+))?\s*$'
+_TIME = re.compile(r'^iogap-time: seconds=([0-9.]+)' + _LOAD, re.M)
 _BYTES = re.compile(r'^iogap-bytes: length=(\d+) allocated=(\d+)'
                     r'(?: resident=(\d+|unknown))?\s*$', re.M)
 _IO = re.compile(r'^iogap-io: device_read=(\d+|na) device_written=(\d+|na) '
                  r'fetched=(\d+|na)\s*$', re.M)
 _DEVICE = re.compile(r'^iogap-device: (\S+) (\d+:\d+) (\S+)\s*$', re.M)
-_RANK_TIME = re.compile(r'^iogap-rank-time: seconds=([0-9.]+)\s*$', re.M)
+_RANK_TIME = re.compile(r'^iogap-rank-time: seconds=([0-9.]+)' + _LOAD, re.M)
 _SKIP = re.compile(r'^iogap-skip: (.*)$', re.M)
 
 
@@ -64,9 +66,25 @@ class Step:
         the tool's barriers), else the step's own.'''
         ranks = _RANK_TIME.findall(self.text)
         if ranks:
-            return min(float(r) for r in ranks)
+            return min(float(r[0]) for r in ranks)
         m = _TIME.search(self.text)
         return float(m.group(1)) if m else None
+
+    @property
+    def waited(self):
+        '''Seconds of the step during which some task of the host waited
+        for a CPU (the most any rank saw), or ``None`` where unknown.'''
+        found = _RANK_TIME.findall(self.text) or _TIME.findall(self.text)
+        if not found or any(w in ('', 'na') for _, w, _ in found):
+            return None
+        return max(float(w) for _, w, _ in found)
+
+    @property
+    def cpu(self):
+        '''CPU seconds the step's own processes used (a tool run in the
+        step's shell), or ``None``.'''
+        m = _TIME.search(self.text)
+        return float(m.group(3)) if m and m.group(3) else None
 
     @property
     def disk(self):
@@ -165,6 +183,9 @@ def skip_reason(text):
 #: claiming twice the bandwidth the harness measured fails
 TOLERANCE = 1.5
 
+#: The resolution of a process's CPU time (USER_HZ ticks)
+CPU_TICK = 0.01
+
 #: Calibration runs per job: the least and most start-up cost they show
 CALIBRATIONS = 5
 
@@ -202,27 +223,36 @@ def _rate(nbytes, seconds):
         'an infinite rate'
 
 
-def check_clock(claimed, wall, what, overhead, nbytes):
+def check_clock(claimed, wall, what, overhead, nbytes, waited=None,
+                cpu=None, lower=True):
     '''Sanity: a tool's own timing must agree with the harness's monotonic
-    clock, both ways. The tool cannot have taken longer than the step, nor
-    claim a rate more than :data:`TOLERANCE` times what the harness saw
-    (the step less the wrapper's and the tool's start-up, ``overhead``),
-    each within the harness's resolution, so the bound holds for short
-    steps too.'''
+    clock, both ways, within the harness's resolution (so the bound holds
+    for short steps too). The tool cannot have taken longer than the step.
+    Nor can it claim a rate more than :data:`TOLERANCE` times what the
+    harness saw: the step less the start-up (``overhead``) and less the
+    time some task waited for a CPU (``waited``; unknown counts as none),
+    so that a loaded host's scheduling delay is never taken for a lie.
+    A tool run in the step's own shell is also held to its ``cpu``
+    seconds, which no wait for a CPU inflates. Without a calibration of
+    the tool's start-up (``lower=False``), only the upper bound holds.'''
     if wall is None:
         raise SanityError(f'{what}: the harness recorded no time for the step')
-    # The tool's own time lies inside the step; a step's start-up varies
-    # beyond the calibration's range on a loaded node, so only the lower
-    # bound takes it off
     longest = wall + overhead.resolution
-    shortest = (wall - overhead.max - overhead.resolution) / TOLERANCE
+    shortest = (wall - overhead.max - (waited or 0.0) -
+                overhead.resolution) / TOLERANCE if lower else 0.0
+    if cpu is not None:
+        # Its own start-up's CPU is in the step, and ticks are 10 ms
+        shortest = max(shortest, cpu - CPU_TICK - overhead.max -
+                       overhead.resolution)
     if claimed > longest or claimed < shortest:
-        seen = max(wall - overhead.max, 0.0)
+        seen = max(wall - overhead.max - (waited or 0.0), 0.0)
+        load = '' if waited is None else f', {waited:.6f} s waiting for a CPU'
+        load += '' if cpu is None else f', {cpu:.2f} s of CPU'
         raise SanityError(
             f'{what}: the tool reports {_rate(nbytes, claimed)} ({claimed:.6f}'
             f' s for {nbytes} bytes) but the harness saw '
             f'{_rate(nbytes, seen)} ({wall:.6f} s step, {overhead} of '
-            f'start-up): its figure is not plausible')
+            f'start-up{load}): its figure is not plausible')
 
 
 def check_disk(step, expected, what, slack=0):

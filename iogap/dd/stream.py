@@ -74,7 +74,8 @@ def check_steps(text, file_bytes, expected):
             raise SanityError(f'{what} reported {record[1]} s: too fast to '
                               f'time')
 
-        steps.check_clock(record[1], step.seconds, what, overhead, file_bytes)
+        steps.check_clock(record[1], step.seconds, what, overhead, file_bytes,
+                          step.waited, step.cpu)
         if step['op'] == 'write':
             steps.check_disk(step, file_bytes, what)
 
