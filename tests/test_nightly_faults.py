@@ -313,6 +313,20 @@ def test_a_broken_history_stops_the_run_before_any_job(tmp_path):
     assert open(db, 'rb').read() == before
 
 
+def dd_run_measuring(env, scratch):
+    '''A small dd run, started in the background and returned once its
+    job has made its directory under ``scratch``.'''
+    proc = subprocess.Popen(reframe_cmd() + ['-C', 'reframe_config.py',
+                                             *dd_case('buffered', 64), '-r'],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 300
+    while not any(e.startswith('iogap.') for e in os.listdir(scratch)):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.05)
+    return proc
+
+
 @pytest.mark.reframe
 def test_a_session_that_was_not_stored_fails_the_run(tmp_path):
     '''The history breaks while the run measures: ReFrame only warns that
@@ -322,15 +336,7 @@ def test_a_session_that_was_not_stored_fails_the_run(tmp_path):
                IOGAP_SCRATCH=str(tmp_path / 'scratch'), RFM_COLORIZE='n',
                IOGAP_RESULTS_DB=str(db))
     (tmp_path / 'scratch').mkdir()
-    proc = subprocess.Popen(reframe_cmd() + ['-C', 'reframe_config.py',
-                                             *dd_case('buffered', 64), '-r'],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
-    deadline = time.monotonic() + 300
-    while not any(e.startswith('iogap.') for e in
-                  os.listdir(tmp_path / 'scratch')):
-        assert time.monotonic() < deadline and proc.poll() is None
-        time.sleep(0.1)
+    proc = dd_run_measuring(env, tmp_path / 'scratch')
     db.write_bytes(b'garbage')
     out = proc.communicate(timeout=300)[0]
     assert proc.returncode == 1, out
@@ -532,15 +538,7 @@ def test_an_output_that_fills_during_the_run_is_one_line(tmp_path, small_fs):
     (tmp_path / 'scratch').mkdir()
     env = dict(os.environ, IOGAP_OUTPUT=str(out), RFM_COLORIZE='n',
                IOGAP_SCRATCH=str(tmp_path / 'scratch'), IOGAP_RESULTS_DB=db)
-    proc = subprocess.Popen(reframe_cmd() + ['-C', 'reframe_config.py',
-                                             *dd_case('buffered', 64), '-r'],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
-    deadline = time.monotonic() + 300
-    while not any(e.startswith('iogap.') for e in
-                  os.listdir(tmp_path / 'scratch')):
-        assert time.monotonic() < deadline and proc.poll() is None
-        time.sleep(0.05)
+    proc = dd_run_measuring(env, tmp_path / 'scratch')
     subprocess.run(['dd', 'if=/dev/zero', f'of={out}/filler', 'bs=64k'],
                    capture_output=True)
     text = proc.communicate(timeout=300)[0]
