@@ -183,6 +183,17 @@ def skip_reason(text):
 #: claiming twice the bandwidth the harness measured fails
 TOLERANCE = 1.5
 
+#: How far an honest IOR's claim may exceed what the harness saw: IOR
+#: removes its file before each write iteration and checks what it read
+#: outside its own timer, work that grows with the bytes and that no
+#: calibration (which moves none) can take off. Measured at the generic
+#: size: 0.079 s claimed for three 128 MiB writes in a step 0.235 s longer
+#: than the start-up.
+LAUNCHED_TOLERANCE = 4.0
+
+#: A launch's start-up varies by this share of itself between launches
+LAUNCH_JITTER = 0.25
+
 #: The resolution of a process's CPU time (USER_HZ ticks)
 CPU_TICK = 0.01
 
@@ -198,7 +209,11 @@ class Overhead:
 
     def __init__(self, seconds):
         self.min, self.max = min(seconds), max(seconds)
-        self.resolution = max(self.max - self.min, 0.010)
+        # A few calibrations understate how much a launch varies: on this
+        # machine kind mpirun's 0.31-0.40 s varied by a quarter between
+        # launches of one job
+        self.resolution = max(self.max - self.min, 0.010,
+                              LAUNCH_JITTER * self.min)
 
     def __str__(self):
         return f'{self.min:.6f}-{self.max:.6f} s'
@@ -224,11 +239,11 @@ def _rate(nbytes, seconds):
 
 
 def check_clock(claimed, wall, what, overhead, nbytes, waited=None,
-                cpu=None, lower=True):
+                cpu=None, lower=True, tolerance=TOLERANCE):
     '''Sanity: a tool's own timing must agree with the harness's monotonic
     clock, both ways, within the harness's resolution (so the bound holds
     for short steps too). The tool cannot have taken longer than the step.
-    Nor can it claim a rate more than :data:`TOLERANCE` times what the
+    Nor can it claim a rate more than ``tolerance`` times what the
     harness saw: the step less the start-up (``overhead``) and less the
     time some task waited for a CPU (``waited``; unknown counts as none),
     so that a loaded host's scheduling delay is never taken for a lie.
@@ -239,7 +254,7 @@ def check_clock(claimed, wall, what, overhead, nbytes, waited=None,
         raise SanityError(f'{what}: the harness recorded no time for the step')
     longest = wall + overhead.resolution
     shortest = (wall - overhead.max - (waited or 0.0) -
-                overhead.resolution) / TOLERANCE if lower else 0.0
+                overhead.resolution) / tolerance if lower else 0.0
     if cpu is not None:
         # Its own start-up's CPU is in the step, and ticks are 10 ms
         shortest = max(shortest, cpu - CPU_TICK - overhead.max -
