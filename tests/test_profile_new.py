@@ -67,6 +67,19 @@ def test_a_partition_of_many_nodes_gets_the_multinode_cases(data):
     assert notes[0].startswith('cpu: 4 node(s) of AMD EPYC, 1 socket(s) x 2')
 
 
+def test_a_node_in_a_cpuset_is_taken_at_what_slurm_gives_a_job(data):
+    '''A node of the local cluster: lscpu sees the host's 2 CPUs, Slurm
+    gives a job 1.'''
+    probe = discover.sections(text(data, 'node-probe.txt'))
+    seen = discover.lscpu(probe['lscpu'])
+    [node] = discover.records(text(data, 'scontrol-node.txt'))
+    assert discover.within_slurm(seen, [node]) is seen
+    one = dict(node, CPUTot='1', Sockets='1', ThreadsPerCore='1')
+    proc = discover.within_slurm(seen, [node, one])
+    assert (proc['num_cpus'], proc['num_sockets'],
+            proc['num_cpus_per_socket']) == (1, 1, 1)
+
+
 @pytest.mark.parametrize('host,pattern', [
     ('login03', r'^login\d+$'), ('vm', r'^vm$'),
     ('uan01.cluster.org', r'^uan\d+\.cluster\.org$'),
@@ -261,9 +274,12 @@ def test_a_cluster_is_onboarded_with_its_multinode_cases(tmp_path, cluster):
     assert {(name.split()[0], part) for (name, _, part) in scripts} >= {
         ('IORBench', 'knl'), ('OSULatency', 'knl')}, sorted(scripts)
     for script in scripts.values():
-        # Two nodes: one task on each
-        assert '#SBATCH --ntasks=2\n' in script and \
-            '#SBATCH --ntasks-per-node=1\n' in script, script
+        # Two nodes: as many tasks as two nodes' worth
+        per_node = re.search(r'^#SBATCH --ntasks-per-node=(\d+)$', script,
+                             re.M)
+        tasks = re.search(r'^#SBATCH --ntasks=(\d+)$', script, re.M)
+        assert per_node and tasks and \
+            int(tasks.group(1)) == 2 * int(per_node.group(1)), script
     if not env['IOGAP_SPACK_VIEW'] and not shutil.which('ior'):
         pytest.skip('no Spack-built view and no ior on PATH')
 

@@ -79,6 +79,23 @@ def sections(text):
     return found
 
 
+def within_slurm(proc, nodes):
+    '''``proc`` (from lscpu) cut to the CPUs Slurm gives a job on the
+    least of ``nodes`` (their scontrol records), where that is fewer: a
+    node confined to a cpuset or a container sees the host's CPUs.'''
+    try:
+        least = min(nodes, key=lambda n: int(n['CPUTot']))
+        cpus, sockets = int(least['CPUTot']), int(least['Sockets'])
+        threads = int(least['ThreadsPerCore'])
+    except (KeyError, ValueError):
+        return proc
+    if not nodes or cpus >= proc['num_cpus']:
+        return proc
+    sockets = max(1, min(sockets, cpus))
+    return dict(proc, num_cpus=cpus, num_cpus_per_core=threads,
+                num_sockets=sockets, num_cpus_per_socket=cpus // sockets)
+
+
 def lscpu(lines):
     '''A ReFrame ``processor`` entry from ``lscpu`` lines.'''
     info = dict(line.split(':', 1) for line in lines if ':' in line)

@@ -39,7 +39,11 @@ def partition(cluster, name, args, notes):
     '''A partition's entry, and its probe; what was found is said in
     ``notes``.'''
     probe = cluster.probe(name, args.scratch)
-    proc = discover.lscpu(probe.get('lscpu', []))
+    seen = discover.lscpu(probe.get('lscpu', []))
+    proc = discover.within_slurm(seen, cluster.nodes_of(name))
+    if proc is not seen:
+        notes.append(f'{name}: Slurm gives a job {proc["num_cpus"]} of the '
+                     f'{seen["num_cpus"]} CPUs lscpu sees on the node')
     cores = proc['num_cpus'] // proc['num_cpus_per_core']
     nodes = len(cluster.nodes_of(name))
     model = proc.pop('model') or proc['arch']
