@@ -240,19 +240,14 @@ def test_a_cluster_is_onboarded_with_its_multinode_cases(tmp_path, cluster):
     repo = tmp_path / 'repo'
     shutil.copytree(ROOT, repo, ignore=shutil.ignore_patterns(
         '.git', '.venv', 'output', 'build', '__pycache__'))
-    # With a Spack (CI's), the overlay comes from `spack external find`
-    # run in a job on the partition
-    spack_root = os.environ.get('IOGAP_SPACK_ROOT')
     new = subprocess.run(
         [sys.executable, '-m', 'iogap.profile', 'new', 'site', '--scratch',
          str(tmp_path / 'scratch'), '--hostnames', r'^login\d+$',
-         *(['--spack-root', spack_root] if spack_root else ['--no-spack'])],
-        cwd=repo, env=cluster, capture_output=True, text=True, timeout=900)
+         '--no-spack'], cwd=repo, env=cluster, capture_output=True,
+        text=True, timeout=300)
     assert new.returncode == 0, new.stderr
     overlay = (repo / 'systems' / 'spack' / 'site.yaml').read_text()
-    assert 'openmpi' in overlay
-    assert ('spack external find` in a job on' if spack_root else
-            'no Spack') in overlay, overlay
+    assert 'openmpi' in overlay and 'no Spack' in overlay, overlay
     assert 'knl: 2 node(s)' in new.stderr and 'shared: 1 node(s)' in \
         new.stderr, new.stderr
     env = dict(cluster, IOGAP_OUTPUT=str(tmp_path / 'out'), RFM_COLORIZE='n',
@@ -286,6 +281,8 @@ def test_a_cluster_is_onboarded_with_its_multinode_cases(tmp_path, cluster):
     run = reframe('-n', ior, '-S', 'block_size=4m', '-S', 'transfer_size=1m',
                   '-S', 'repetitions=1', '-r', system='site:knl')
     assert run.returncode == 0, run.stdout
-    [case] = run.testcases()
-    assert case['result'] == 'pass' and case['num_nodes'] == 2
-    assert sorted(case['job_nodelist']) == ['n1', 'n2']
+    found = [tc for tc in run.testcases() if tc['name'] != 'ToolStack']
+    assert found, run.stdout
+    for case in found:
+        assert case['result'] == 'pass' and case['num_nodes'] == 2
+        assert sorted(case['job_nodelist']) == ['n1', 'n2']
