@@ -5,8 +5,9 @@ last runs in the results database (ReFrame's, :mod:`iogap.resultsdb`),
 each from the job's submission to its completion. Otherwise it is
 estimated from the case's geometry: the bytes it moves over the
 bandwidth its partition's references give (the most specific absolute
-``write_bw`` entry of the same family, else :data:`NODE_BANDWIDTH` per
-node), plus :data:`START_SECONDS` for start-up, probes and calibration.
+``write_bw`` entry of the same family, else the partition's
+``plan_node_bandwidth`` per node), plus its ``plan_start_seconds`` for
+start-up, probes and calibration (site data, defaults in the schema).
 The estimate is only a first night's guess; every run replaces it.
 '''
 
@@ -17,19 +18,6 @@ from contextlib import closing
 
 from iogap.judge import references
 from iogap.pio.base import node_sweep, ppn_sweep
-
-#: What a job spends beyond moving its bytes (seconds, an estimate):
-#: start-up, placement probe, calibration runs, eviction
-START_SECONDS = 30.0
-
-#: Bandwidth assumed per node where no reference gives one (bytes/s)
-NODE_BANDWIDTH = 500e6
-
-#: Seconds of an OSU case, whose bytes are messages, not storage
-OSU_SECONDS = 60.0
-
-#: Metadata operations per second per task assumed for mdtest
-MD_RATE = 2000.0
 
 #: Runs of a case whose median is its measured wall time
 LAST_RUNS = 3
@@ -96,20 +84,21 @@ def reference_bandwidth(case):
 def estimate(case):
     '''Expected wall seconds of a case that never ran, and how.'''
     nodes, tasks, _, moved = geometry(case)
+    x = case.part.extras
     if case.family.startswith('OSU'):
-        return OSU_SECONDS, 'estimate: OSU fixed'
+        return x['plan_osu_seconds'], 'estimate: OSU fixed'
     if case.family == 'MDTestBench':
-        ops = case.part.extras['mdtest_files_per_proc'] * 4 * \
-            case.part.extras['repetitions']
-        return START_SECONDS + ops / MD_RATE, 'estimate: metadata ops'
+        ops = x['mdtest_files_per_proc'] * 4 * x['repetitions']
+        return x['plan_start_seconds'] + ops / x['plan_mdtest_rate'], \
+            'estimate: metadata ops'
     if case.family == 'FioThreads':
-        return START_SECONDS + case.part.extras['fio_runtime'], \
+        return x['plan_start_seconds'] + x['fio_runtime'], \
             'estimate: fio runtime'
     bw = reference_bandwidth(case)
     how = 'estimate: bytes / reference bandwidth' if bw else \
-        f'estimate: bytes / {NODE_BANDWIDTH / 1e6:.0f} MB/s per node'
-    bw = bw or NODE_BANDWIDTH * nodes
-    return START_SECONDS + moved / bw, how
+        f'estimate: bytes / {x["plan_node_bandwidth"] / 1e6:.0f} MB/s per node'
+    bw = bw or x['plan_node_bandwidth'] * nodes
+    return x['plan_start_seconds'] + moved / bw, how
 
 
 def measured(db_path, system):

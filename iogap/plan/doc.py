@@ -10,7 +10,14 @@ def render(args):
     from iogap.plan.__main__ import cost_table, plan, totals
     args.db = os.devnull      # estimates only: the doc is the same anywhere
     name, made, _ = plan(args)
+    from iogap import profile
     from iogap.plan import cost  # noqa: F811 (loaded by plan)
+    # The estimate's assumptions are the partitions' data (the schema's
+    # defaults unless the profile sets them)
+    assumed = {k: '/'.join(sorted({f'{p.extras[k]:g}' for p in
+                                   profile.parts()}))
+               for k in ('plan_node_bandwidth', 'plan_start_seconds',
+                         'plan_osu_seconds')}
     full = totals(made.costs)
     nights = [made.summary(i) for i in range(made.length)]
     parts = sorted(full)
@@ -22,9 +29,11 @@ def render(args):
         f'figure here is an estimate from the cases\' geometry, none is '
         f'measured). A case\'s wall time is its bytes moved (writes, '
         f'verification, reads) over the write bandwidth its partition\'s '
-        f'absolute references give (else {cost.NODE_BANDWIDTH / 1e6:.0f} '
-        f'MB/s per node) plus {cost.START_SECONDS:.0f} s of start-up; OSU '
-        f'cases {cost.OSU_SECONDS:.0f} s. Where a case ran before, the '
+        f'absolute references give (else `plan_node_bandwidth`, '
+        f'{assumed["plan_node_bandwidth"]} B/s per node) plus '
+        f'`plan_start_seconds` ({assumed["plan_start_seconds"]} s) of '
+        f'start-up; OSU cases `plan_osu_seconds` '
+        f'({assumed["plan_osu_seconds"]} s). Where a case ran before, the '
         f'median of its last {cost.LAST_RUNS} runs in the results database '
         f'replaces the estimate.',
         '',

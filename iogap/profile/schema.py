@@ -145,6 +145,18 @@ EXTRAS = {
                     '(`--reservation`); `IOGAP_RESERVATION` wins'),
     'mpi_type': (_OPT_STR, None, 'the MPI plugin of `srun` '
                  '(`SLURM_MPI_TYPE`: pmix, pmi2, ...; `srun --mpi=list`)'),
+    'plan_start_seconds': ({'type': 'number', 'minimum': 0}, 30, 'what a '
+                           'job spends beyond its bytes (start-up, probes, '
+                           'calibration), for the cost of a case that never '
+                           'ran (`python -m iogap.plan`)'),
+    'plan_node_bandwidth': ({'type': 'number', 'exclusiveMinimum': 0}, 500e6,
+                            'bytes/s per node assumed where no reference '
+                            'gives a case\'s bandwidth'),
+    'plan_osu_seconds': ({'type': 'number', 'exclusiveMinimum': 0}, 60,
+                         'seconds of an OSU case that never ran'),
+    'plan_mdtest_rate': ({'type': 'number', 'exclusiveMinimum': 0}, 2000,
+                         'metadata operations per second per task assumed '
+                         'for an mdtest case that never ran'),
     'night_node_hours': ({'type': ['number', 'null'], 'exclusiveMinimum':
                           0}, None, 'node-hours the partition gives the '
                          'suite a night: `python -m iogap.plan night` and '
