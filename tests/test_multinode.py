@@ -80,6 +80,21 @@ class Cluster:
         return subprocess.run([LOCAL_SLURM, *args], capture_output=True,
                               text=True, timeout=120, env={**env, **self.env})
 
+    def start(self, *args):
+        '''Start the instance (``local-slurm start ARGS``); skip the test,
+        stopping what started, when it does not come up.'''
+        started = self.local_slurm('start', *args)
+        exports = dict(re.findall(r'^export (\w+)=(\S+)$', started.stdout,
+                                  re.M))
+        if started.returncode != 0 or 'SLURM_CONF' not in exports:
+            self.local_slurm('stop')
+            pytest.skip(f'the cluster did not start: '
+                        f'{(started.stderr.strip().splitlines() or ["?"])[-1]}')
+        self.exports = exports
+        # The cluster's client shims come first on PATH
+        self.run_env = {'SLURM_CONF': exports['SLURM_CONF'],
+                        'PATH': f'{self.dir}/bin:{os.environ["PATH"]}'}
+
     def client(self, *args):
         return subprocess.run(args, capture_output=True, text=True,
                               timeout=30, env={**os.environ, **self.run_env})
@@ -128,18 +143,9 @@ def cluster(tmp_path_factory):
     c = Cluster(tmp_path_factory.mktemp('cluster'))
     c.addresses = root_addresses()
     t0 = time.monotonic()
-    started = c.local_slurm('start', '--nodes', '2')
+    c.start('--nodes', '2')
     c.startup = time.monotonic() - t0
-    exports = dict(re.findall(r'^export (\w+)=(\S+)$', started.stdout, re.M))
-    if started.returncode != 0 or 'SLURM_CONF' not in exports:
-        c.local_slurm('stop')
-        pytest.skip(f'the cluster did not start: '
-                    f'{(started.stderr.strip().splitlines() or ["?"])[-1]}')
-
-    c.exports = exports
-    c.run_env = {'SLURM_CONF': exports['SLURM_CONF'],
-                 'PATH': f'{c.dir}/bin:{os.environ["PATH"]}',
-                 'IOGAP_MINICLUSTER_PARTITIONS': 'knl,shared'}
+    c.run_env['IOGAP_MINICLUSTER_PARTITIONS'] = 'knl,shared'
     yield c
     c.local_slurm('stop')
     assert c.leftovers() == []

@@ -137,39 +137,36 @@ SLURM_DIR = '/var/tmp/iogap-slurm-test-new'
 SLURM_PORT = '18897'
 
 
-def local_slurm(*args):
-    '''A local Slurm of the test's own, started with ``args``; its
-    environment (the cluster's client shims first on PATH).'''
+@pytest.fixture
+def slurm():
     env = dict({k: v for k, v in os.environ.items() if k != 'SLURM_CONF'},
                IOGAP_SLURM_DIR=SLURM_DIR, IOGAP_SLURM_PORT=SLURM_PORT)
     local = os.path.join(ROOT, 'ci', 'local-slurm')
     if os.geteuid() != 0 or not shutil.which('slurmctld'):
         pytest.skip('the local Slurm needs root and slurm-wlm')
-    if args and os.cpu_count() < 2:
-        pytest.skip('one CPU: two nodes cannot have a core each')
-    start = subprocess.run([local, 'start', *args], capture_output=True,
-                           text=True, timeout=120, env=env)
+    start = subprocess.run([local, 'start'], capture_output=True, text=True,
+                           timeout=120, env=env)
     try:
         assert start.returncode == 0, start.stderr
-        exports = dict(re.findall(r'^export (\w+)=(\S+)$', start.stdout,
-                                  re.M))
-        # The cluster's client shims come first on PATH
-        exports = {k: v.replace('$PATH', env['PATH'])
-                   for k, v in exports.items()}
-        yield dict(env, **exports)
+        yield dict(env, SLURM_CONF=f'{SLURM_DIR}/slurm.conf')
     finally:
         subprocess.run([local, 'stop'], capture_output=True, timeout=120,
                        env=env)
 
 
 @pytest.fixture
-def slurm():
-    yield from local_slurm()
-
-
-@pytest.fixture
-def cluster():
-    yield from local_slurm('--nodes', '2')
+def cluster(tmp_path):
+    '''A cluster of two nodes, as tests/test_multinode.py makes one.'''
+    from test_multinode import Cluster, cannot_make_cluster
+    why = cannot_make_cluster()
+    if why:
+        pytest.skip(why)
+    made = Cluster(tmp_path)
+    made.start('--nodes', '2')
+    try:
+        yield dict(os.environ, **made.env, **made.run_env)
+    finally:
+        made.local_slurm('stop')
 
 
 @pytest.mark.reframe
