@@ -4,13 +4,14 @@
     ci/local-slurm start --nodes 2   (own IOGAP_SLURM_DIR and _PORT)
     python bench/budget.py --nights 4 --wall 240s [--within REGEX]
 
-Plans every night from one cost table (python -m iogap.plan night, the
-results database as it was before the first night), runs each with reframe
-on the minicluster profile with the plan's -n options and its record in
---session-extras, then checks from the run reports: every case of the
-universe covered within the rotation's length, the canaries every night,
-no judgement missing a side, and each night's wall time planned against
-measured (the session's own elapsed time and the sum of its jobs).
+Plans each night just before it runs, as the nightly does (python -m
+iogap.plan night on the results database the nights fill, seeded from
+--history), runs it with reframe on the minicluster profile with the
+plan's -n options and its record in --session-extras, then checks from the
+run reports: every case of the universe covered within the nights the
+first plan promised, the canaries every night, no judgement missing a
+side, and each night's wall time planned against measured (the session's
+own elapsed time and the sum of its jobs).
 '''
 
 import argparse
@@ -29,7 +30,7 @@ def plan(args, night, out):
     path = os.path.join(out, f'plan-{night}.json')
     cmd = [sys.executable, '-m', 'iogap.plan', 'night', '--system',
            'minicluster', '--night', str(night), '--wall', args.wall,
-           '--json', path, '--db', os.path.join(out, 'frozen.db')]
+           '--json', path, '--db', os.path.join(out, 'output', 'results.db')]
     if args.within:
         cmd += ['--within', args.within]
     if args.canaries:
@@ -104,34 +105,35 @@ def check(summaries, reports, found, judgements):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument('--nights', type=int, help='default: one '
-                        'rotation')
+    parser.add_argument('--nights', type=int, help='default: those the '
+                        'first plan promises every case within')
     parser.add_argument('--first', type=int, default=0)
     parser.add_argument('--wall', default='240s')
     parser.add_argument('--within', default='^(OSULatency|DDSingleStream)$')
     parser.add_argument('--canaries', default='RatioCheck@0')
-    parser.add_argument('--history', help='results database to plan '
-                        'from (default: the output\'s own)')
+    parser.add_argument('--history', help='results database the nights '
+                        'start from (copied into a new output)')
     parser.add_argument('--out', default=os.path.join(ROOT, 'output',
                                                       'bench-budget'))
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     os.environ['IOGAP_OUTPUT'] = os.path.join(args.out, 'output')
     db = os.path.join(args.out, 'output', 'results.db')
-    frozen = os.path.join(args.out, 'frozen.db')
-    # the costs every night is planned from: the history as it was
-    history = args.history or db
-    if os.path.exists(history):
-        subprocess.run(['cp', '-p', history, frozen], check=True)
-    first = plan(args, args.first, args.out)
-    nights = args.nights or first['rotation_length']
-    summaries = [first] + [plan(args, n, args.out) for n in
-                           range(args.first + 1, args.first + nights)]
-    length = summaries[0]['rotation_length']
-    print(f'rotation of {length} night(s), canaries '
-          f'{summaries[0]["canaries"]}', flush=True)
-    reports = []
-    for s in summaries:
+    if args.history and not os.path.exists(db):
+        os.makedirs(os.path.dirname(db), exist_ok=True)
+        subprocess.run(['cp', '-p', args.history, db], check=True)
+    summaries, reports = [], []
+    night = args.first
+    while True:
+        s = plan(args, night, args.out)
+        if not summaries:
+            promised = args.nights or s['covered_within']
+            print(f'rotation of {s["rotation_length"]} night(s), every case '
+                  f'within {s["covered_within"]}, canaries {s["canaries"]}',
+                  flush=True)
+        if len(summaries) == promised:
+            break
+        summaries.append(s)
         code, took, report = run_night(s, args.out)
         reports.append(report)
         jobs = sum((tc.get('job_completion_time_unix') or 0) -
@@ -148,6 +150,7 @@ def main():
               f'{took:.0f} s; exit {code}; results '
               f'{ {x: results.count(x) for x in set(results)} }',
               flush=True)
+        night += 1
     found, judgements = universe(args.within)
     for line in check(summaries, reports, found, judgements):
         print(line)

@@ -17,7 +17,8 @@ ROOT = profile.ROOT
 
 def load(system, db, within=None):
     '''The profile's cases (those whose check matches the regular
-    expression ``within``, if given), judgements and costs.'''
+    expression ``within``, if given), judgements, costs and the nights
+    each case ran on.'''
     profile.load(['--system', system] if system else [], os.environ)
     from iogap.judge import references
     from iogap.plan import cases, cost
@@ -34,8 +35,9 @@ def load(system, db, within=None):
                  if re.search(within, c.family)}
     db = db or os.environ.get('IOGAP_RESULTS_DB') or \
         os.path.join(ROOT, 'output', 'results.db')
+    db = db if os.path.isfile(db) else None
     return name, found, cases.judgements(found), \
-        cost.costs(found, db if os.path.isfile(db) else None, name)
+        cost.costs(found, db, name), cost.nights_ran(db, name)
 
 
 def budget(args, costs):
@@ -91,10 +93,10 @@ def cost_table(name, costs, every=False):
 
 def plan(args):
     from iogap.plan.night import Plan, night_index
-    name, found, judgements, costs = load(args.system, args.db,
-                                          args.within)
+    name, found, judgements, costs, ran = load(args.system, args.db,
+                                               args.within)
     made = Plan(found, judgements, costs, budget(args, costs),
-                args.canaries or os.environ.get('IOGAP_CANARIES'))
+                args.canaries or os.environ.get('IOGAP_CANARIES'), ran)
     index = args.night if args.night is not None else night_index(args.date)
     return name, made, index
 
@@ -118,8 +120,8 @@ def main(argv=None):
     parser.add_argument('--date', help='YYYY-MM-DD (default: today, UTC)')
     parser.add_argument('--json', help='night: write the plan here')
     parser.add_argument('--rotation', action='store_true', help='--json '
-                        'also holds the whole rotation and each variant\'s '
-                        'cost')
+                        'also holds the nights ahead until every case has '
+                        'run, and each variant\'s cost')
     args = parser.parse_args(argv)
     try:
         if args.what == 'ran':
@@ -129,21 +131,22 @@ def main(argv=None):
             from iogap.plan import ran
             print(ran.render(args.report))
         elif args.what == 'cost':
-            name, _, _, costs = load(args.system, args.db, args.within)
+            name, _, _, costs, _ = load(args.system, args.db, args.within)
             print(cost_table(name, costs, args.cases))
         elif args.what == 'night':
             name, made, index = plan(args)
             summary = made.summary(index)
             if args.json:
                 if args.rotation:
-                    summary['rotation'] = made.record()
+                    summary['rotation'] = made.record(index)
                 with open(args.json, 'w') as fp:
                     json.dump(summary, fp, indent=1)
             print(' '.join(f'-n {s}' for s in summary['selects']))
             print(f'iogap-plan: {name} night {index}: '
                   f'{len(summary["selects"])} variants, '
                   f'{len(made.canaries)} canaries, rotation of '
-                  f'{made.length} night(s), {summary["node_hours"]} '
+                  f'{made.length} night(s), every case run within '
+                  f'{summary["covered_within"]}, {summary["node_hours"]} '
                   f'node-hours, {summary["wall_seconds"]:.0f} s serial '
                   f'(budget {made.budget.describe()})', file=sys.stderr)
         else:

@@ -62,8 +62,12 @@ def render(args):
             f'{s["node_hours"].get(p, 0):.1f}' for p in parts) + ' |')
     from iogap.plan.night import usage
     alone = usage(made.canaries, made.variants, made.costs)
-    lines += ['', 'Night *k* of the calendar (days since 1970-01-01, UTC) '
-              f'runs row *k* mod {made.length}. The canaries alone take ' +
+    lines += ['', 'With no history, night *k* of the calendar (days since '
+              f'1970-01-01, UTC) runs row *k* mod {made.length}. With a '
+              'results database, each night fills the budget with the groups '
+              'that waited longest since they last ran (never first, then '
+              'in the order of these rows): a night cut short or a cost that '
+              'changes delays no case for good. The canaries alone take ' +
               ', '.join(f'{alone.get(p, 0):.1f} node-hours on {p}'
                         for p in parts) + f' (night 0\'s plan digest '
               f'{canary["digest"]}).', '']

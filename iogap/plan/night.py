@@ -14,9 +14,18 @@ first, they are canaries while their cost stays within
 :data:`CANARY_SHARE` of the budget. Everything else is grouped (the
 judgements sharing a case, with their sides, are one group) and packed,
 largest first, into the fewest nights that each fit what the canaries
-leave: the rotation. Night ``k`` (days since 1970-01-01 UTC by default)
-runs the canaries and rotation group ``k mod length``: the same night, the
-same plan.
+leave: the rotation.
+
+Night ``k`` (days since 1970-01-01 UTC by default) runs the canaries, then
+fills the budget with the groups that have waited longest: by the last
+night before ``k`` on which the results database saw all of a group's
+cases run (never first), then by their place in the rotation after ``k``,
+largest first. Without any history that is rotation row ``k mod length``.
+A plan read from the history before the night is the same however often
+it is made, and a cost that changes, a night cut short or a case that
+did not run delays nothing for good: the group that waited longest always
+fits, so every group runs within as many nights as there are groups, and
+at steady costs within the rotation's length.
 '''
 
 import datetime
@@ -57,9 +66,12 @@ def _entry_keys(judgement, targets):
 class Plan:
     '''Canaries and rotation of the loaded profile within ``budget``.'''
 
-    def __init__(self, cases, judgements, costs, budget, declared=None):
+    def __init__(self, cases, judgements, costs, budget, declared=None,
+                 ran=None):
         from iogap.judge import checks
         self.cases, self.costs, self.budget = cases, costs, budget
+        #: ``{history key: {night, ...}}``: when each case ran before
+        self.ran = ran or {}
         self.variants = {}
         for key, case in sorted(cases.items()):
             self.variants.setdefault(case.select, []).append(key)
@@ -76,6 +88,14 @@ class Plan:
             if declared else self._canaries(by_entry)
         self.groups = self._groups()
         self.length, self.rotation = self._rotate()
+        self.slots = self.groups
+        self.group_usage = [usage(g, self.variants, self.costs)
+                            for g in self.slots]
+        largest = sorted(range(len(self.slots)), key=lambda g: (
+            -self.budget.load(self.group_usage[g]), self.slots[g]))
+        self.sized_order = {g: n for n, g in enumerate(largest)}
+        self.slot_of = [next(r for r, row in enumerate(self.rotation)
+                             if g[0] in row) for g in self.slots]
 
     def _canaries(self, by_entry):
         chosen, cap = [], self.budget.scaled(CANARY_SHARE)
@@ -160,15 +180,62 @@ class Plan:
             length += 1
 
     def night(self, index):
-        '''The variants of night ``index``: canaries and its rotation
-        group.'''
-        return sorted(set(self.canaries) | set(
-            self.rotation[index % self.length]))
+        '''The variants of night ``index``: canaries, then the groups
+        that waited longest, while they fit.'''
+        return self._fill(index, self._last_ran(index))
 
-    def record(self):
-        '''The whole rotation: every night's variants, what each
+    def _last_ran(self, index):
+        '''``{group number: last night before index all its cases ran}``
+        (groups that never did are absent).'''
+        last = {}
+        for num, group in enumerate(self.slots):
+            nights = None
+            for sel in group:
+                for key in self.variants.get(sel, []):
+                    ran = {n for n in self.ran.get(
+                        self.cases[key].history_key, ()) if n < index}
+                    nights = ran if nights is None else nights & ran
+            if nights:
+                last[num] = max(nights)
+        return last
+
+    def _fill(self, index, last):
+        if not last:
+            return sorted(set(self.canaries) |
+                          set(self.rotation[index % self.length]))
+        order = sorted(range(len(self.slots)), key=lambda g: (
+            last.get(g, float('-inf')),
+            (self.slot_of[g] - index) % self.length, self.sized_order[g]))
+        chosen = list(self.canaries)
+        used = usage(chosen, self.variants, self.costs)
+        for g in order:
+            more = _add(used, self.group_usage[g])
+            if self.budget.load(more) <= 1:
+                chosen.extend(self.slots[g])
+                used = more
+        return sorted(set(chosen))
+
+    def ahead(self, index):
+        '''The plans of the nights from ``index`` until every group has
+        run, if they run as planned at today's costs.'''
+        last, waiting = self._last_ran(index), set(range(len(self.slots)))
+        nights = []
+        while waiting:
+            if len(nights) > len(self.slots):
+                raise AssertionError('the group that waited longest did '
+                                     'not fit')
+            planned = self._fill(index + len(nights), last)
+            for g, group in enumerate(self.slots):
+                if set(group) <= set(planned):
+                    last[g] = index + len(nights)
+                    waiting.discard(g)
+            nights.append(planned)
+        return nights or [self.night(index)]
+
+    def record(self, index):
+        '''The nights from ``index`` until every case has run, what each
         judgement needs, each variant's usage (to check a plan by).'''
-        return {'nights': [self.night(i) for i in range(self.length)],
+        return {'nights': self.ahead(index),
                 'needs': self.needs,
                 'usage': {s: usage([s], self.variants, self.costs)
                           for s in self.variants},
@@ -181,6 +248,8 @@ class Plan:
         text = json.dumps(selects)
         return {
             'night': index, 'rotation_length': self.length,
+            # every case has run by then, whatever ran before tonight
+            'covered_within': len(self.ahead(index)),
             'budget': self.budget.describe(),
             'canaries': [s for s in self.canaries],
             'selects': selects,
