@@ -28,6 +28,18 @@ def make(controller, limits):
     return path
 
 
+#: The blkio throttle's slice (the kernel's throtl_slice, HZ/10): an idle
+#: group's next step runs its first slice unthrottled
+SLICE = 0.1
+
+
+def throttle_rate(target, step_bytes):
+    '''The blkio cap under which a step of ``step_bytes`` runs at
+    ``target`` bytes/s, the free first slice counted: measured here, a 256
+    MiB direct dd under a 510 MB/s cap ran at 620-643 MB/s.'''
+    return step_bytes / (step_bytes / target + SLICE)
+
+
 def device(root):
     '''``major:minor`` of the device ``root`` lives on.'''
     dev = os.stat(root).st_dev

@@ -34,12 +34,15 @@ sys.path.insert(0, ROOT)
 from bench import cgroups            # noqa: E402
 from iogap.core import registry     # noqa: E402
 from iogap.core.figures import HIGHER   # noqa: E402
-from iogap.dd.stream import BW as DD_BW   # noqa: E402
+from iogap.dd.figures import BW as DD_BW   # noqa: E402
 from iogap.judge import rebaseline   # noqa: E402
-from iogap.osu.pt2pt import LATENCY_SMALLEST   # noqa: E402
+from iogap.osu.figures import LATENCY_SMALLEST   # noqa: E402
+from iogap.pio.figures import BW as IOR_BW   # noqa: E402
 from iogap.profile import hostinfo   # noqa: E402
 
 CGROUP = cgroups.CGROUP
+
+_DD = {p: DD_BW.name(pattern=p) for p in DD_BW.fields['pattern']}
 
 #: Figures judged, by the method that slows them: (check, params, var)
 #: (names from the figures' declarations)
@@ -55,14 +58,14 @@ FIGURES = {
 
 #: The generic profile's findings, ratios of the clean runs' figures
 FINDINGS = {
-    'cached_over_first_read_bw': (('buffered', 'read_3x_bw'),
-                                  ('buffered', 'read_once_bw')),
-    'direct_read_over_cached_read_bw': (('direct', 'read_once_bw'),
-                                        ('buffered', 'read_3x_bw')),
-    'dsync_over_direct_write_bw': (('dsync', 'write_bw'),
-                                   ('direct', 'write_bw')),
-    'buffered_over_dsync_write_bw': (('buffered', 'write_bw'),
-                                     ('dsync', 'write_bw')),
+    'cached_over_first_read_bw': (('buffered', _DD['read_3x']),
+                                  ('buffered', _DD['read_once'])),
+    'direct_read_over_cached_read_bw': (('direct', _DD['read_once']),
+                                        ('buffered', _DD['read_3x'])),
+    'dsync_over_direct_write_bw': (('dsync', _DD['write']),
+                                   ('direct', _DD['write'])),
+    'buffered_over_dsync_write_bw': (('buffered', _DD['write']),
+                                     ('dsync', _DD['write'])),
 }
 
 SELECT = ['-n', 'DDSingleStream.*%cpu_bind=default.*%darshan=off|'
@@ -200,9 +203,9 @@ def limit(method, slow, rows, root):
     if method == 'blkio':
         device = cgroups.device(root)
         write = next(r['ref'] for r in rows if r['figure'].endswith(
-            'write_bw'))
+            _DD['write']))
         read = next(r['ref'] for r in rows if r['figure'].endswith(
-            'read_once_bw'))
+            _DD['read_once']))
         return cgroups.make('blkio', {
             'blkio.throttle.write_bps_device':
                 f'{device} {int(write * 1e6 * (1 - slow))}',
@@ -227,15 +230,16 @@ def findings(*reports):
             ratios += [n / d for n, d in zip(num, den)]
         found[name] = {'min': min(ratios), 'median': statistics.median(
             ratios), 'max': max(ratios), 'runs': len(ratios)}
-    for name, check in (('darshan_over_bare_dd_direct_write_bw',
-                         'DDSingleStream'),
-                        ('darshan_over_bare_ior_direct_write_bw',
-                         'IORBench')):
+    for name, check, write in (
+            ('darshan_over_bare_dd_direct_write_bw', 'DDSingleStream',
+             _DD['write']),
+            ('darshan_over_bare_ior_direct_write_bw', 'IORBench',
+             IOR_BW.name(phase='write'))):
         ratios = []
         for report in reports:
-            on = values(report, check, {'mode': 'direct'}, 'write_bw',
+            on = values(report, check, {'mode': 'direct'}, write,
                         darshan='on')
-            off = values(report, check, {'mode': 'direct'}, 'write_bw')
+            off = values(report, check, {'mode': 'direct'}, write)
             ratios += [a / b for a, b in zip(on, off)]
         found[name] = {'min': min(ratios), 'median': statistics.median(
             ratios), 'max': max(ratios), 'runs': len(ratios)}

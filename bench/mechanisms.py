@@ -35,6 +35,7 @@ import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from bench import cgroups   # noqa: E402
+from iogap.dd.figures import MEMORY_BW   # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BLKIO = '/sys/fs/cgroup/blkio'
@@ -186,8 +187,8 @@ def main():
                 continue
             report = run(tag, out, scratch, groups, args)
             results[tag] = {'judgements': judgements(report, reference),
-                            'memory_bw': figure(report, 'buffered',
-                                                'memory_bw')}
+                            MEMORY_BW.name(): figure(report, 'buffered',
+                                                     MEMORY_BW.name())}
     finally:
         setups.cleanup()
         subprocess.run(['rm', '-rf', base])
@@ -212,7 +213,8 @@ def print_table(results, args):
                 if row['pre'] else '-'
             print(f'| {tag} | {name} | {verdicts} | {span(row["values"])} '
                   f'| {pre} |')
-        print(f'| {tag} | memory_bw (MB/s) | | {span(res["memory_bw"])} | |')
+        print(f'| {tag} | {MEMORY_BW.name()} ({MEMORY_BW.unit}) | | '
+              f'{span(res[MEMORY_BW.name()])} | |')
 
 
 if __name__ == '__main__':

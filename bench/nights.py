@@ -8,8 +8,9 @@ read-once, cached re-read) and the IOR group (IOR direct, file per process,
 two tasks; only when a Spack view with IOR is there). The first
 ``REF_NIGHTS`` clean nights set each figure's reference; after them the
 nights cycle through ``CYCLE`` (0 = clean, else a slowdown in %): a
-slowed night throttles the scratch device to (1 - slowdown) of the
-reference bandwidths (cgroup v1 blkio) and, for the dd group, gives the
+slowed night throttles the scratch device so that a step runs at (1 -
+slowdown) of the reference bandwidths (cgroup v1 blkio, its free first
+slice counted: :func:`bench.cgroups.throttle_rate`) and, for the dd group, gives the
 run (1 - slowdown) of one CPU (cgroup v1 CPU quota; the cached re-read is
 one CPU-bound dd). Each session is tagged ``--session-extras
 night=N,slowdown=S``; each finished group leaves ``<group>.json`` in its
@@ -24,6 +25,8 @@ import sys
 import time
 
 from bench import cgroups
+from iogap.dd.figures import BW as DD_BW
+from iogap.pio.figures import BW as IOR_BW
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -39,23 +42,30 @@ GROUPS = {
                      '.*%mode=(direct|buffered)',
            'set': ['-S', 'DDSingleStream.count=256'],
            'cpu': True,
-           'throttle': {'write': ('DDSingleStream', 'direct', 'write_bw'),
+           'step_bytes': 256 * 2**20,
+           'unit': 1e6,                       # its figures are MB/s
+           'throttle': {'write': ('DDSingleStream', 'direct',
+                                  DD_BW.name(pattern='write')),
                         'read': ('DDSingleStream', 'direct',
-                                 'read_once_bw')}},
+                                 DD_BW.name(pattern='read_once'))}},
     'ior': {'select': 'IORBench.*%cpu_bind=default.*%darshan=off.*'
                       '%procs_per_node=2.*%layout=fpp%api=POSIX%mode=direct',
             'set': [],
             'cpu': False,
-            'throttle': {'write': ('IORBench', 'direct', 'write_bw'),
-                         'read': ('IORBench', 'direct', 'read_once_bw')}},
+            'step_bytes': 2 * 64 * 2**20,     # one iteration, two tasks
+            'unit': 2**20,                    # its figures are MiB/s
+            'throttle': {'write': ('IORBench', 'direct',
+                                   IOR_BW.name(phase='write')),
+                         'read': ('IORBench', 'direct',
+                                  IOR_BW.name(phase='read_once'))}},
 }
 
 #: The stable figures the benchmark judges: (check, mode, figure)
-STABLE = [('DDSingleStream', 'direct', 'write_bw'),
-          ('DDSingleStream', 'direct', 'read_once_bw'),
-          ('DDSingleStream', 'buffered', 'read_3x_bw'),
-          ('IORBench', 'direct', 'write_bw'),
-          ('IORBench', 'direct', 'read_once_bw')]
+STABLE = [('DDSingleStream', 'direct', DD_BW.name(pattern='write')),
+          ('DDSingleStream', 'direct', DD_BW.name(pattern='read_once')),
+          ('DDSingleStream', 'buffered', DD_BW.name(pattern='read_3x')),
+          ('IORBench', 'direct', IOR_BW.name(phase='write')),
+          ('IORBench', 'direct', IOR_BW.name(phase='read_once'))]
 
 
 def schedule(night):
@@ -118,8 +128,9 @@ def run_group(out, night, group, slowdown, refs, env):
         if None in rates.values():
             slowdown = 0        # no reference yet: this group runs clean
         else:
-            limits = {w: r * 1e6 * (1 - slowdown / 100)
-                      for w, r in rates.items()}
+            limits = {w: cgroups.throttle_rate(
+                r * spec['unit'] * (1 - slowdown / 100), spec['step_bytes'])
+                for w, r in rates.items()}
     here = os.path.join(out, f'night-{night:03d}', group)
     groups = cgroups.slowdown(limits, slowdown / 100 if spec['cpu'] else 0,
                               env['IOGAP_SCRATCH'])

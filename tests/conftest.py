@@ -97,7 +97,8 @@ def built_view():
     '''The view setup.sh built for this host's tests, or ``None``.'''
     from iogap.tools import spack
     env = spack.environment_for({'spack_overlay': 'generic'}, 'anyhost')
-    return env.view if env.ready() else os.environ.get('IOGAP_SPACK_VIEW')
+    return env.view if env.ready() else \
+        (os.environ.get('IOGAP_SPACK_VIEW') or None)
 
 
 #: Skip a test that needs IOR, mdtest or OSU when no built view has them

@@ -28,7 +28,7 @@ def figures(name, values, unit):
     spread = summary(values)
     return {name: (spread['median'], unit),
             **{f'{name}_{s}': (spread[s], own or unit)
-               for s, own in SPREAD.items()}}
+               for s, (own, _) in SPREAD.items()}}
 
 
 def linear_fit(xs, ys):

@@ -19,11 +19,12 @@ from reframe.core.exceptions import SanityError, SkipTestError
 from iogap.core import placement, registry, stats, steps
 from iogap.core import darshan
 from iogap.core.base import IogapTest
-from iogap.core.figures import Figure, Figures, spread_figures
+from iogap.core.figures import Figures
 from iogap.core.pagecache import PageCacheEviction
 from iogap.core.variants import (DD_UNITS, CoreSpec, CpuBind,
                                  MemoryPlacement, size_bytes)
 from iogap.dd import mechanism
+from iogap.dd.figures import BW, BW_SPREAD, MEMORY_BW, PASS_BW
 from iogap.errors import IogapError
 
 #: dd flags per mode: (write flags, read flags). dsync is a write-path mode
@@ -34,11 +35,6 @@ MODE_FLAGS = {
     'direct': ('oflag=direct', 'iflag=direct'),
 }
 
-PATTERNS = ('write', 'read_once', 'read_3x')
-BW = Figure('{pattern}_bw', 'MB/s', pattern=PATTERNS)
-PASS_BW = Figure('read_3x_pass{n}_bw', 'MB/s', better=None, n=(1, 2, 3))
-#: dd from /dev/zero to /dev/null: the speed with no device at all
-MEMORY_BW = Figure('memory_bw', 'MB/s', better=None)
 
 _RECORD = re.compile(r'^(\d+) bytes\b.*\bcopied, ([0-9.]+(?:e[-+]?\d+)?) s\b',
                      re.M)
@@ -88,9 +84,8 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
     '''Single-stream bandwidth in buffered, dsync or direct mode; medians
     over repetitions with min, max and CV (%).'''
 
-    figures = Figures(BW, *spread_figures('{pattern}_bw', 'MB/s',
-                                          pattern=PATTERNS), PASS_BW,
-                      MEMORY_BW, *mechanism.FIGURES, *darshan.FIGURES)
+    figures = Figures(BW, *BW_SPREAD, PASS_BW, MEMORY_BW, *mechanism.FIGURES,
+                      *darshan.FIGURES)
 
     #: I/O path: page cache, O_DSYNC writes, or O_DIRECT
     mode = parameter(list(MODE_FLAGS))

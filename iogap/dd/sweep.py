@@ -13,14 +13,15 @@ from reframe.core.builtins import parameter
 from iogap.core import registry
 from iogap.core.figures import Figures, spread_figures
 from iogap.core.variants import CpuClock
-from iogap.dd.stream import BW, DDSingleStream
+from iogap.dd.figures import BW
+from iogap.dd.stream import DDSingleStream
 
 
 @registry.family
 class DDFrequencySweep(DDSingleStream, CpuClock):
     '''dd write bandwidth at one CPU clock (median of the repetitions).'''
 
-    figures = Figures(BW, *spread_figures('{pattern}_bw', 'MB/s',
+    figures = Figures(BW, *spread_figures(BW.template, BW.unit,
                                           pattern=('write',)))
 
     # The study swept plain dd: no binding, core-spec or Darshan variants

@@ -17,14 +17,12 @@ from iogap import profile
 from iogap.core import placement, registry, steps
 from iogap.core.base import IogapTest
 from iogap.core.cases import feature
-from iogap.core.figures import LOWER, Figure, Figures
+from iogap.core.figures import Figures
 from iogap.core.variants import size_bytes
 from iogap.errors import IogapError
 from iogap.fio import parse
+from iogap.fio.figures import BW, CLAT, IOPS
 
-BW = Figure('read_bw', 'MB/s')
-IOPS = Figure('read_iops', 'ops/s')
-CLAT = Figure('clat_mean', 'us', better=LOWER)
 
 #: The read job's name in fio's output
 JOB = 'read'

@@ -10,7 +10,8 @@ from iogap import profile
 from iogap.core import placement, registry
 from iogap.core.figures import Figures
 from iogap.osu.base import OSUBase
-from iogap.osu.pt2pt import LATENCY_AT, at
+from iogap.osu.figures import LATENCY_AT
+from iogap.osu.pt2pt import at
 
 
 def rank_sweep(part, core_spec, nodes):

@@ -9,17 +9,14 @@ from reframe.core.exceptions import SanityError
 
 from iogap.core import placement, registry
 from iogap.core.cases import feature
-from iogap.core.figures import LOWER, Figure, Figures
+from iogap.core.figures import Figures
 from iogap.osu.base import OSUBase
+from iogap.osu.figures import (BW_PEAK, BW_PEAK_SIZE, LATENCY_AT,
+                               LATENCY_SMALLEST, SMALLEST_SIZE)
 
 #: The study's "0-byte latency": the least latency of the sizes up to 8 B
 #: (OSU 7.x starts at 1 B, and its first size carries the warm-up)
 SMALL = 8
-LATENCY_SMALLEST = Figure('latency_smallest', 'us', better=LOWER)
-SMALLEST_SIZE = Figure('smallest_size', 'B', better=None)
-LATENCY_AT = Figure('latency_{size}B', 'us', better=LOWER, size=int)
-BW_PEAK = Figure('bw_peak', 'MB/s')
-BW_PEAK_SIZE = Figure('bw_peak_size', 'B', better=None)
 
 
 def at(values, size):

@@ -19,10 +19,11 @@ from reframe.core.exceptions import SanityError, SkipTestError
 
 from iogap.core import darshan, registry, steps
 from iogap.core.cases import feature
-from iogap.core.figures import LOWER, Figure, Figures
+from iogap.core.figures import Figures
 from iogap.core.pagecache import PageCacheEviction
 from iogap.core.variants import CpuClock
 from iogap.pio import parse
+from iogap.pio.figures import BW, BW_SPREAD, IOPS, TIME
 from iogap.pio.base import ParallelIOTest, Sweep
 
 #: Read passes: the first is read-once, all three read-3x
@@ -34,12 +35,6 @@ CALIBRATIONS = 3
 
 _TOTAL_TIME = re.compile(r'"totalTime": ([0-9.]+)')
 
-PHASES = ('write', 'read_once', 'read_3x')
-BW = Figure('{phase}_bw', 'MiB/s', phase=PHASES)
-IOPS = Figure('{phase}_iops', 'ops/s', phase=PHASES)
-TIME = Figure('{phase}_time', 's', better=LOWER, phase=PHASES)
-BW_SPREAD = Figure('{phase}_bw_{stat}', 'MiB/s', better=None,
-                   phase=('write', 'read_3x'), stat=('min', 'max'))
 
 
 def check_bandwidths(doc, access, nbytes, step, overhead):

@@ -11,12 +11,11 @@ from reframe.core.builtins import (parameter, run_after, run_before,
 from reframe.core.exceptions import SanityError
 
 from iogap.core import darshan, registry
-from iogap.core.figures import Figure, Figures
+from iogap.core.figures import Figures
 from iogap.pio import parse
+from iogap.pio.figures import RATE
 from iogap.pio.base import ParallelIOTest, Sweep
 
-
-RATE = Figure('{op}_rate', 'ops/s', op=tuple(parse.MDTEST_OPS))
 
 
 @registry.family

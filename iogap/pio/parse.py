@@ -16,6 +16,7 @@ from reframe.core.exceptions import SanityError
 from iogap.core import steps
 from iogap.core.variants import size_bytes
 from iogap.errors import IogapError
+from iogap.pio.figures import MDTEST_OPS
 
 #: Lines that mean data was lost, corrupted or not moved: always fatal
 PROBLEM = re.compile(
@@ -23,9 +24,6 @@ PROBLEM = re.compile(
     r'task \d+, partial|unable to|.*\bfailed\b).*)$', re.M
 )
 
-#: mdtest SUMMARY rows reported, by our short name
-MDTEST_OPS = {'create': 'File creation', 'stat': 'File stat',
-              'read': 'File read', 'remove': 'File removal'}
 
 
 def check_sizes(block, transfer, direct):

@@ -17,7 +17,11 @@ import statistics
 from contextlib import closing
 
 from iogap.judge import references
+from iogap.pio.figures import BW
 from iogap.pio.base import node_sweep, ppn_sweep
+
+#: The figure whose references give a case's bandwidth (dd's and IOR's)
+WRITE_BW = BW.name(phase='write')
 
 #: Runs of a case whose median is its measured wall time
 LAST_RUNS = 3
@@ -70,7 +74,7 @@ def reference_bandwidth(case):
     for entry in (ref.data['absolute'] if ref else []):
         given = entry.get('params') or {}
         if entry['test'] != case.family or entry['partition'] != \
-                case.partition or entry['var'] != 'write_bw' or \
+                case.partition or entry['var'] != WRITE_BW or \
                 any(case.params.get(k) != v for k, v in given.items()):
             continue
         if best is None or len(given) > len(best.get('params') or {}):

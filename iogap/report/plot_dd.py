@@ -2,13 +2,13 @@
 per partition and variant, with min–max error bars, the reference band of
 an AbsoluteCheck that judged it and the study's value where one exists.'''
 
+from iogap.dd.figures import BW, LABELS
 from iogap.report import style
 from iogap.report.load import median
 
 FAMILY = 'DDSingleStream'
 MODES = ('buffered', 'dsync', 'direct')
-PATTERNS = (('write', 'write'), ('read_once', 'read once'),
-            ('read_3x', 'read 3 times'))
+PATTERNS = tuple((BW.name(pattern=p), LABELS[p]) for p in LABELS)
 
 
 def bands_of(rows):
@@ -99,14 +99,13 @@ def draw(ctx):
     slots = style.slots(dd, keys)
     bands = bands_of(rows)
     patterns = [p for p in PATTERNS
-                if any(r.figure == f'{p[0]}_bw' for r in dd)]
+                if any(r.figure == p[0] for r in dd)]
     fig, axes = plt.subplots(1, len(patterns), sharey=True, squeeze=False,
                              figsize=(4 + 2.6 * len(patterns), 4.6),
                              layout='constrained')
     modes = style.ordered((r.params.get('mode') for r in dd), MODES)
     later, values = [], []
-    for ax, (pattern, title) in zip(axes[0], patterns):
-        figure = f'{pattern}_bw'
+    for ax, (figure, title) in zip(axes[0], patterns):
         for (where, label, slot), figures in in_slots(dd, keys, slots):
             if figure not in figures:
                 continue

@@ -3,11 +3,11 @@ per node (and nodes), one figure per API, one panel per I/O mode and phase
 (read once next to read 3 times), one line per partition, layout and
 variant; then IORCollective and mdtest as smaller panels.'''
 
+from iogap.pio.figures import BW, LABELS, MDTEST_OPS, RATE
 from iogap.report import plot_dd, style
 from iogap.report.load import median
 
-PHASES = (('write', 'write'), ('read_once', 'read once'),
-          ('read_3x', 'read 3 times'))
+PHASES = tuple((BW.name(phase=p), LABELS[p]) for p in LABELS)
 MODES = ('buffered', 'fsync', 'direct')
 APIS = ('POSIX', 'MPIIO', 'HDF5')
 LAYOUT_STYLE = {'fpp': '-', 'ssf': '--'}
@@ -42,9 +42,9 @@ def scaling(ctx, bench, api, x):
                              layout='constrained')
     values = []
     for ax_row, mode in zip(axes, modes):
-        for ax, (phase, title) in zip(ax_row, PHASES):
+        for ax, (figure, title) in zip(ax_row, PHASES):
             here = [r for r in rows if r.params.get('mode') == mode and
-                    r.figure == f'{phase}_bw']
+                    r.figure == figure]
             for (where, layout, label), pts in lines(here, x, keys).items():
                 ax.plot(list(pts), list(pts.values()),
                         LAYOUT_STYLE.get(layout, ':'),
@@ -74,35 +74,34 @@ def collective(ctx, rows):
     keys = style.varying(rows, skip=('api', 'io'))
     slots = style.slots(rows, keys)
     ios = list(dict.fromkeys(str(r.params.get('io')) for r in rows))
-    phases = [p for p in ('write', 'read_once')
-              if any(r.figure == f'{p}_bw' for r in rows)]
+    phases = [f for f, _ in PHASES[:2] if any(r.figure == f for r in rows)]
     plt = style.pyplot()
     fig, axes = plt.subplots(len(phases), len(apis), sharey=True,
                              squeeze=False, layout='constrained',
                              figsize=(4 + 3.2 * len(apis),
                                       0.8 + 2.8 * len(phases)))
     bands, later = plot_dd.bands_of(ctx.rows), []
-    for r_i, phase in enumerate(phases):
+    for r_i, figure in enumerate(phases):
         for ax, api in zip(axes[r_i], apis):
             for (where, label, slot), figures in plot_dd.in_slots(
                     rows, keys, slots):
                 first = next(iter(figures.values()))[0]
                 if first.params.get('api') != api or \
-                        f'{phase}_bw' not in figures:
+                        figure not in figures:
                     continue
                 x, width = style.bar_x(ios.index(str(first.params['io'])),
                                        slot, len(slots))
-                ax.bar(x, median(figures[f'{phase}_bw']), width,
+                ax.bar(x, median(figures[figure]), width,
                        color=ctx.look.color(where),
                        hatch=style.hatch(slots, slot), edgecolor='white',
                        label=', '.join(filter(None, [ctx.look.part(where),
                                                      label])))
-                band = plot_dd.band_of(bands, first, f'{phase}_bw')
+                band = plot_dd.band_of(bands, first, figure)
                 if band:
                     later.append((ax, x, width, band))
             ax.set_xticks(range(len(ios)), ios)
             ax.set_xlim(-0.6, len(ios) - 0.4)
-            ax.set_title(f'{api}: {phase.replace("_", " ")}')
+            ax.set_title(f'{api}: {dict(PHASES)[figure]}')
             ax.grid(axis='x', visible=False)
         axes[r_i][0].set_ylabel(f'bandwidth ({rows[0].unit})')
     plot_dd.draw_bands(later)
@@ -120,11 +119,11 @@ def mdtest(ctx, rows):
     variants = list(dict.fromkeys(style.variant(r.params, keys)
                                   for r in rows))
     plt = style.pyplot()
-    ops = ('create', 'stat', 'read', 'remove')
+    ops = tuple(MDTEST_OPS)
     fig, axes = plt.subplots(1, 4, squeeze=False, figsize=(13, 4),
                              layout='constrained')
     for ax, op in zip(axes[0], ops):
-        here = [r for r in rows if r.figure == f'{op}_rate']
+        here = [r for r in rows if r.figure == RATE.name(op=op)]
         found = {}
         for r in here:
             key = (r.where, r.params.get('directory'),

@@ -2,13 +2,12 @@
 partition (the study's intra/inter-node table), and the all-to-all and
 allreduce latency against ranks (EPCC).'''
 
-import re
-
+from iogap.osu.figures import (BW_PEAK, LATENCY_AT, LATENCY_SMALLEST,
+                               SMALLEST_SIZE)
 from iogap.report import plot_dd, style
 from iogap.report.load import median
 
 PLACEMENTS = ('same_socket', 'cross_socket', 'inter_node')
-SIZED = re.compile(r'latency_(\d+)B$')
 BANDWIDTH = {'OSUBandwidth': 'osu_bw', 'OSUBiBandwidth': 'osu_bibw'}
 COLLECTIVES = {'OSUAlltoall': 'all-to-all', 'OSUAllreduce': 'allreduce'}
 
@@ -46,7 +45,7 @@ def grouped_bars(ax, ctx, rows, figure, group_of, groups, keys):
 def pt2pt(ctx, lat, bw):
     panels = [p for p, rows in (('smallest', lat), ('sizes', lat),
                                 ('bw', bw)) if rows]
-    if not any(SIZED.match(r.figure) for r in lat) and 'sizes' in panels:
+    if not any(LATENCY_AT.parse(r.figure) for r in lat) and 'sizes' in panels:
         panels.remove('sizes')
     plt = style.pyplot()
     fig, axes = plt.subplots(1, len(panels), squeeze=False,
@@ -58,7 +57,7 @@ def pt2pt(ctx, lat, bw):
         groups = style.ordered((r.params.get('placement') for r in lat),
                                PLACEMENTS)
         ax = axes['smallest']
-        grouped_bars(ax, ctx, lat, 'latency_smallest',
+        grouped_bars(ax, ctx, lat, LATENCY_SMALLEST.name(),
                      lambda r: r.params['placement'], groups, keys)
         ax.set_title('latency at the smallest message (0 or 1 B)')
         ax.set_ylabel('latency (us)')
@@ -70,7 +69,7 @@ def pt2pt(ctx, lat, bw):
         groups = list(dict.fromkeys(
             f'{BANDWIDTH[r.family]} {r.params.get("placement")}' for r in bw))
         ax = axes['bw']
-        grouped_bars(ax, ctx, bw, 'bw_peak', lambda r: f'{BANDWIDTH[r.family]}'
+        grouped_bars(ax, ctx, bw, BW_PEAK.name(), lambda r: f'{BANDWIDTH[r.family]}'
                      f' {r.params.get("placement")}', groups, keys)
         ax.set_xticks(range(len(groups)),
                       [g.replace(' ', '\n').replace('_', ' ') for g in groups])
@@ -92,11 +91,11 @@ def sizes(ax, ctx, lat):
     variants = list(dict.fromkeys(style.variant(r.params, keys) for r in lat))
     ticks = set()
     for (where, case), figures in plot_dd.cases(lat).items():
-        pts = {int(SIZED.match(f).group(1)): median(rows)
-               for f, rows in figures.items() if SIZED.match(f)}
-        if 'smallest_size' in figures and 'latency_smallest' in figures:
-            pts[int(median(figures['smallest_size']))] = median(
-                figures['latency_smallest'])
+        pts = {LATENCY_AT.parse(f)['size']: median(rows)
+               for f, rows in figures.items() if LATENCY_AT.parse(f)}
+        smallest, size = LATENCY_SMALLEST.name(), SMALLEST_SIZE.name()
+        if size in figures and smallest in figures:
+            pts[int(median(figures[size]))] = median(figures[smallest])
         pts = sorted((s, v) for s, v in pts.items() if s > 0)
         if not pts:
             continue
@@ -125,14 +124,14 @@ def collectives(ctx, rows):
                              figsize=(5.5 * len(families) + 1, 4.4),
                              layout='constrained')
     for ax, family in zip(axes[0], families):
-        here = [r for r in rows if r.family == family and SIZED.match(
+        here = [r for r in rows if r.family == family and LATENCY_AT.parse(
             r.figure)]
         keys = style.varying(here, skip=('num_nodes', 'ranks_per_node'))
         variants = list(dict.fromkeys(style.variant(r.params, keys)
                                       for r in here))
         found = {}
         for r in here:
-            key = (r.where, int(SIZED.match(r.figure).group(1)),
+            key = (r.where, LATENCY_AT.parse(r.figure)['size'],
                    style.variant(r.params, keys))
             ranks = int(r.params['num_nodes']) * \
                 int(r.params['ranks_per_node'])
@@ -165,7 +164,7 @@ def draw(ctx):
     coll = [r for r in ctx.rows if r.family in COLLECTIVES]
     figures = ([pt2pt(ctx, lat, bw)] if lat or bw else []) + \
         ([collectives(ctx, coll)] if coll else [])
-    smallest = {r.value for r in lat if r.figure == 'smallest_size'}
+    smallest = {r.value for r in lat if r.figure == SMALLEST_SIZE.name()}
     sizes_ = ', '.join(f'{s:g} B' for s in sorted(smallest))
     notes = [f'Smallest message: {sizes_} (OSU 7.x starts at 1 B, the '
              f'study quotes 0 B).'] if smallest else []

@@ -3,7 +3,9 @@
 with the least-squares line, r² and intercept of each series.'''
 
 from iogap.core.stats import linear_fit
+from iogap.dd.figures import BW as DD_BW
 from iogap.errors import IogapError
+from iogap.pio.figures import BW as IOR_BW
 from iogap.report import style
 from iogap.report.load import median
 
@@ -11,12 +13,16 @@ PANELS = (('DDFrequencySweep', 'dd write (single stream)'),
           ('IORFrequencySweep', 'IOR parallel HDF5 write (one process)'))
 MARKERS = 'osD^v'
 
+#: The figure each sweep varies with the clock (dd's and IOR's write_bw)
+WRITE_BW = {DD_BW.name(pattern='write'), IOR_BW.name(phase='write')}
+
 
 def series(rows, keys):
-    '''``{(where, label): {GHz: median}}`` of one family's write_bw.'''
+    '''``{(where, label): {GHz: median}}`` of one family's write
+    bandwidth.'''
     points = {}
     for row in rows:
-        if row.figure == 'write_bw' and 'cpu_freq' in row.params:
+        if row.figure in WRITE_BW and 'cpu_freq' in row.params:
             key = (row.where, style.variant(row.params, keys))
             ghz = float(row.params['cpu_freq']) * 1e-6
             points.setdefault(key, {}).setdefault(ghz, []).append(row)
@@ -34,7 +40,7 @@ def fit(points):
 def draw(ctx):
     panels = [(f, t, [r for r in ctx.rows if r.family == f])
               for f, t in PANELS]
-    panels = [p for p in panels if any(r.figure == 'write_bw' for r in p[2])]
+    panels = [p for p in panels if any(r.figure in WRITE_BW for r in p[2])]
     if not panels:
         return {}
     plt = style.pyplot()
