@@ -12,7 +12,7 @@ series is judged by iogap.judge.changepoint; a trial is caught within n
 nights when a regression step starting in the slowed part is reported by
 the n-th slowed night. False alarms: the clean nights in order, judged
 night by night, each run of nights with a step counting once, per 30
-nights judged. The single-night band (iogap.judge.rebaseline's noise
+nights judged. The single-night band (iogap.judge.noise's
 model on the first ``--history`` clean nights) is judged on the same
 nights, for comparison.
 '''
@@ -25,7 +25,7 @@ from bench import detectors
 from bench import nights as nightsmod
 from iogap.core import registry
 from iogap.core.figures import HIGHER
-from iogap.judge import changepoint, rebaseline
+from iogap.judge import changepoint, noise
 
 WITHIN = (1, 3, 5)
 
@@ -62,7 +62,7 @@ def false_alarms(clean, better, history, alarm=detectors.scipy_alarm):
         runs += now and not was
         was, judged = now, judged + 1
     ref = statistics.median(clean[:history])
-    tol, _ = rebaseline.band(rebaseline.spread(clean[:history]))
+    tol, _ = noise.band(noise.spread(clean[:history]))
     tested = clean[history:]
     return runs, judged, sum(band_flags(v, ref, tol, better)
                              for v in tested), len(tested)
@@ -88,7 +88,7 @@ def detection(nights, level, better, history, trials,
     runs = sequences(nights, level, history, trials)
     for base, after in runs:
         ref = statistics.median(base)
-        tol, _ = rebaseline.band(rebaseline.spread(base))
+        tol, _ = noise.band(noise.spread(base))
         first_cp = next((m for m in range(1, len(after) + 1)
                          if alarm(base + after[:m], better, len(base))),
                         None)
@@ -114,7 +114,7 @@ def analyse(out, history, trials):
         runs, judged, band_false, band_tested = false_alarms(
             clean, better, history)
         row = {'figure': figure, 'better': better, 'clean': len(clean),
-               'cv': rebaseline.spread(clean),
+               'cv': noise.spread(clean),
                'false_per_30': 30 * runs / judged, 'false_runs': runs,
                'judged': judged, 'band_false_per_30':
                30 * band_false / band_tested if band_tested else None,

@@ -15,7 +15,7 @@ two sets of clean runs, then runs with slowdowns injected for real through
 cgroup v1 -- blkio throttling of the scratch device for direct I/O, a CPU
 quota for CPU-bound figures (cached reads, small messages). The first clean
 set sets each figure's band with the re-baselining noise model
-(iogap.judge.rebaseline); the second counts its false alarms; every
+(iogap.judge.noise); the second counts its false alarms; every
 slowdown level counts how many runs the band flags. A method the machine
 lacks is skipped with its reason. Prints a table and writes it as JSON.
 The clean runs also give the spread of the generic findings (ratios).
@@ -35,7 +35,7 @@ from bench import cgroups            # noqa: E402
 from iogap.core import registry     # noqa: E402
 from iogap.core.figures import HIGHER   # noqa: E402
 from iogap.dd.figures import BW as DD_BW   # noqa: E402
-from iogap.judge import rebaseline   # noqa: E402
+from iogap.judge import noise   # noqa: E402
 from iogap.osu.figures import LATENCY_SMALLEST   # noqa: E402
 from iogap.pio.figures import BW as IOR_BW   # noqa: E402
 from iogap.profile import hostinfo   # noqa: E402
@@ -153,8 +153,8 @@ def main():
             continue
         for check, params, var in figures:
             clean = values(first, check, params, var)
-            cv = rebaseline.spread(clean)
-            tol, detects = rebaseline.band(cv)
+            cv = noise.spread(clean)
+            tol, detects = noise.band(cv)
             high = registry.better(check, var) == HIGHER
             ref = statistics.median(clean)
             false = sum(flagged(v, ref, tol, high)
@@ -256,7 +256,7 @@ def print_table(results, runs):
                            for lvl, n in r['caught'].items())
         smallest = f'{r["smallest_caught"]}%' if r['smallest_caught'] \
             else 'none tried'
-        guard = 'guards nothing' if r['band'] > rebaseline.MAX_TOLERANCE \
+        guard = 'guards nothing' if r['band'] > noise.MAX_TOLERANCE \
             else f'{r["model_detects"]:.0%}'
         print(f'| {r["figure"]} | {r["method"]} | {r["cv"]:.1%} | '
               f'{r["band"]:.0%} | {r["false_alarms"]} | {caught} | '

@@ -4,7 +4,7 @@
     python -m iogap.rebaseline output/reports/run-report-*.json
 
 Every figure the runs measured gets an absolute reference whose band comes
-from its measured spread (iogap.judge.rebaseline); ratios are refreshed
+from its measured spread (iogap.judge.noise); ratios are refreshed
 the same way (fits, tests over a sweep, are left alone); figures too noisy to judge are listed under
 ``unjudged``. Entries set by hand (provenance not starting with
 ``baseline``) are kept unless ``--force``. The diff is printed (``--patch
@@ -25,7 +25,7 @@ import yaml
 
 from iogap import profile
 from iogap.errors import IogapError
-from iogap.judge import rebaseline, references
+from iogap.judge import noise, references
 from iogap.report import load
 from iogap.runguard import replace_file
 
@@ -86,7 +86,7 @@ def _rebaseline(args, reports, system):
         stamp = (f'baseline {datetime.date.today()} '
                  f'host={socket.gethostname()} runs='
                  f'{",".join(r["session_info"].get("uuid", "?")[:8] for r in reports)}')
-        notes = rebaseline.rebaseline(data, reports, stamp, force=args.force)
+        notes = noise.rebaseline(data, reports, stamp, force=args.force)
         data = {k: v for k, v in data.items() if v not in ([], None)}
         new_text = header + dump(data)
         check = path + '.new'
