@@ -8,31 +8,31 @@ import reframe as rfm
 from reframe.core.builtins import parameter
 
 from iogap import session
-from iogap.judge import checks
+from iogap.judge import readings
 
 
-class AbsoluteCheck(checks.AbsoluteCheck):
+class AbsoluteCheck(readings.AbsoluteCheck):
     #: A case and the absolute references of its figures
-    target = parameter(checks.absolute_targets(), fmt=checks.target_name)
+    target = parameter(readings.absolute_targets(), fmt=readings.target_name)
 
 
-class RatioCheck(checks.RatioCheck):
+class RatioCheck(readings.RatioCheck):
     #: One ratio entry of the current system's reference file
-    ratio = parameter(checks.entries('ratios'), fmt=lambda r: r['name'])
+    ratio = parameter(readings.entries('ratios'), fmt=lambda r: r['name'])
 
 
-class FitCheck(checks.FitCheck):
+class FitCheck(readings.FitCheck):
     #: One fit entry of the current system's reference file
-    fit = parameter(checks.entries('fits'), fmt=lambda f: f['name'])
+    fit = parameter(readings.entries('fits'), fmt=lambda f: f['name'])
 
 
-class MechanismCheck(checks.MechanismCheck):
+class MechanismCheck(readings.MechanismCheck):
     #: One mechanism entry of the current system's reference file
-    mechanism = parameter(checks.entries('mechanisms'),
+    mechanism = parameter(readings.entries('mechanisms'),
                           fmt=lambda m: m['name'])
 
 
-# A system without such references has nothing to judge: no empty checks.
+# A system without such references has nothing to judge: no empty readings.
 # --distribute runs every case once per node, under names no judgement can
 # depend on: the judgements are refused, saying so, never silently lost
 _judgements = [c for c in (AbsoluteCheck, RatioCheck, FitCheck,

@@ -3,7 +3,7 @@
 A measured case is a family's variant on one partition (the family's
 constraints decide where, as at generation); a judgement is a variant of
 ``AbsoluteCheck``, ``RatioCheck``, ``FitCheck`` or ``MechanismCheck`` and
-reads the measured cases of :meth:`iogap.judge.checks.Judgement.cases`.
+reads the measured cases of :meth:`iogap.judge.judgement.Judgement.cases`.
 Both are selected by ``-n Check@variant`` (the thin checks add no
 parameters, so a family's variant numbers are the check's).
 '''
@@ -11,7 +11,7 @@ parameters, so a family's variant numbers are the check's).
 from iogap import profile
 from iogap.core import registry
 from iogap.core.base import runs_on
-from iogap.judge import checks
+from iogap.judge import readings
 
 #: Judgement checks, the reference entries they take and their parameter
 JUDGEMENTS = (('AbsoluteCheck', 'target'), ('RatioCheck', 'ratio'),
@@ -79,8 +79,8 @@ def measured():
 
 def _entries(param):
     if param == 'target':
-        return checks.absolute_targets()
-    return checks.entries({'ratio': 'ratios', 'fit': 'fits',
+        return readings.absolute_targets()
+    return readings.entries({'ratio': 'ratios', 'fit': 'fits',
                            'mechanism': 'mechanisms'}[param])
 
 
@@ -90,7 +90,7 @@ def judgements(cases):
     as the judgement itself skips then.'''
     found = []
     for check, param in JUDGEMENTS:
-        cls = getattr(checks, check)
+        cls = getattr(readings, check)
         for num, entry in enumerate(_entries(param)):
             # The judgement's own reading of its entry, without a test
             reader = type(check, (), {'cases': cls.cases, param: entry,
@@ -100,7 +100,7 @@ def judgements(cases):
                 unique = _unique(family, params)
                 sides.append((unique, part))
             if all(s in cases for s in sides):
-                name = checks.target_name(entry) if param == 'target' \
+                name = readings.target_name(entry) if param == 'target' \
                     else entry['name']
                 found.append(Judgement(check, num, name,
                                        list(dict.fromkeys(sides))))

@@ -68,7 +68,7 @@ class Plan:
 
     def __init__(self, cases, judgements, costs, budget, declared=None,
                  ran=None):
-        from iogap.judge import checks
+        from iogap.judge import readings
         self.cases, self.costs, self.budget = cases, costs, budget
         #: ``{history key: {night, ...}}``: when each case ran before
         self.ran = ran or {}
@@ -79,7 +79,7 @@ class Plan:
         self.needs = {j.select: sorted({j.select} | {cases[k].select
                                                       for k in j.sides})
                       for j in judgements}
-        targets = checks.absolute_targets()
+        targets = readings.absolute_targets()
         by_entry = {}
         for j in judgements:
             for k in _entry_keys(j, targets):

@@ -1,0 +1,180 @@
+'''Judgements: measure first, then judge, so that no failure hides another.
+
+Measuring tests only report figures. A judgement depends on the cases it
+reads (one, two or a whole sweep), takes their figures once they have run,
+and reports what it judges as performance variables with the references
+of ``reference/<system>.yaml``: ReFrame's own assertion, perflogs, run
+report and results database cover absolute bounds, ratios and fits alike.
+A judgement runs whenever its cases measured, even if another judgement of
+the same figures failed; under ``--repeat N`` each repetition judges its
+own cases. One engine, four readings: :class:`AbsoluteCheck`,
+:class:`RatioCheck`, :class:`FitCheck` and :class:`MechanismCheck`.
+
+A judgement whose precondition does not hold on this host (a ratio's
+``precondition``), or whose figure the host cannot give (the measuring
+test says why), is skipped with a reason starting with
+:data:`NOT_APPLICABLE`: neither pass nor fail. The reason is also kept in
+the loggable ``not_applicable`` (run report) and written to the perflog.
+'''
+
+import inspect
+import logging
+import math
+
+import reframe as rfm
+import reframe.core.logging as rlog
+import reframe.core.runtime as rt
+import reframe.utility.sanity as sn
+from reframe.core.builtins import (run_after, run_before, sanity_function,
+                                   variable)
+from reframe.core.exceptions import SanityError, SkipTestError
+
+from iogap.core import registry
+from iogap.errors import IogapError
+from iogap.judge import references
+from iogap.judge.skips import NOT_APPLICABLE
+
+
+class Judgement(rfm.RunOnlyRegressionTest):
+    '''Read the figures of :meth:`cases`, judge :meth:`judged`.'''
+
+    valid_prog_environs = ['+tools']
+    executable = 'true'
+    local = True
+
+    #: Where the judged figures come from; logged like a measurement's
+    tool_provider = variable(str, value='judgement', loggable=True)
+
+    #: The reference's provenance; logged
+    method = variable(str, value='', loggable=True)
+
+    #: The reference entry judged (its name, or its case); logged
+    judgement = variable(str, value='', loggable=True)
+
+    #: Why the judgement does not apply on this host ('' when it does)
+    not_applicable = variable(str, value='', loggable=True)
+    #: Share of healthy nights the judgement fails, from the noise its
+    #: reference assumes (iogap.judge.audit); logged beside its band
+    false_alarms = variable(float, type(None), value=None, loggable=True)
+
+    def entries_judged(self):
+        '''The reference entries this judgement applies.'''
+        raise NotImplementedError
+
+    def cases(self):
+        '''``[(family, partition, full params)]`` this judgement reads.'''
+        raise NotImplementedError
+
+    def judged(self, figures):
+        '''``{name: (value, (ref, lower, upper), unit)}`` from ``figures``,
+        one ``{var: value}`` per case in :meth:`cases` order.'''
+        raise NotImplementedError
+
+    def vars_of(self, index):
+        '''The figures the judgement needs from case ``index``.'''
+        raise NotImplementedError
+
+    def provenance(self):
+        '''Where the references come from (logged as the method).'''
+        raise NotImplementedError
+
+    def entry_name(self):
+        '''The judged entry's name (its case, for absolute entries).'''
+        raise NotImplementedError
+
+    def inapplicable(self, reason):
+        '''Skip as not applicable on this host, saying why in the run
+        report and the perflog.'''
+        self.not_applicable = reason
+        self.method = f'{NOT_APPLICABLE} {reason}'
+        try:
+            rlog.getperflogger(self).log(logging.INFO, 'not applicable')
+        except Exception:     # a perflog that cannot be written hides nothing
+            pass
+        raise SkipTestError(f'{NOT_APPLICABLE} {reason}')
+
+
+    def declared(self):
+        '''``{figure: unit}`` the judgement reports.'''
+        raise NotImplementedError
+
+    @run_after('init')
+    def depend_on_cases(self):
+        system = rt.runtime().system
+        selected = {p.name for p in system.partitions}
+        repeat = registry.repeat_of(self)
+        self.missing, self.names = [], []
+        for family, part, params in self.cases():
+            name = registry.case_name(registry.get(family), params, repeat)
+            self.names.append((name, part))
+            if part not in selected:
+                self.missing.append(f'{family} on {system.name}:{part}')
+            elif (name, part) not in self.names[:-1]:
+                self.depends_on(name, how=on_partition(part))
+
+        # Runs beside the first case; the arithmetic is local
+        self.valid_systems = [f'{system.name}:{self.cases()[0][1]}']
+        self.method = self.provenance()
+        what = inspect.getdoc(type(self)).split(';')[0].split('.')[0]
+        self.descr = f'{" ".join(what.split())} ({self.method})'
+        self.tags |= {'judge'}
+        self.perf_variables = {
+            name: sn.make_performance_function(
+                lambda n=name: self.verdicts[n][0], unit)
+            for name, unit in self.declared().items()}
+        self.judgement = self.entry_name()
+        ref = references.current()
+        rates = [ref.rate_of(e) for e in self.entries_judged()] if ref else []
+        if rates and None not in rates:
+            # several absolute figures of one case: any of them may fail
+            self.false_alarms = 1 - math.prod(1 - r for r in rates)
+
+    @run_after('setup')
+    def all_sides_selected(self):
+        if self.missing:
+            missing = ', '.join(dict.fromkeys(self.missing))
+            raise SkipTestError(f'needs {missing}, which this run did not '
+                                f'select')
+
+    @sanity_function
+    def validate(self):
+        figures = []
+        for index, (name, part) in enumerate(self.names):
+            case = self.getdep(name, part=part)
+            results = case.results
+            need = self.vars_of(index)
+            absent = [v for v in need if v not in results]
+            why = [case.inapplicable[v] for v in absent
+                   if v in getattr(case, 'inapplicable', {})]
+            if why:
+                self.inapplicable(f'{", ".join(absent)}: {why[0]}')
+            if absent:
+                raise SanityError(f'{name} on {part} measured no '
+                                  f'{", ".join(absent)}')
+            figures.append({v: results[v][0] for v in need})
+
+        try:
+            self.verdicts = self.judged(figures)
+        except IogapError as err:
+            raise SanityError(str(err)) from None
+
+        return True
+
+    @run_before('performance')
+    def references(self):
+        self.reference = {'*': {name: (*ref, unit) for name, (_, ref, unit)
+                                in self.verdicts.items()}} \
+            if not self.is_dry_run() else {}
+        self.perf_variables = {
+            name: sn.make_performance_function(
+                lambda n=name: self.verdicts[n][0], unit)
+            for name, (_, _, unit) in getattr(self, 'verdicts', {}).items()
+        }
+
+
+def on_partition(partition):
+    '''A dependency's ``how``: the measured case on ``partition``.'''
+    def how(src, dst):
+        return dst[0] == partition and dst[1] == src[1]
+
+    return how
