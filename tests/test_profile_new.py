@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
 from conftest import ROOT, Run, reframe_cmd
 from iogap.core import placement
@@ -226,6 +227,48 @@ def test_a_site_is_onboarded_in_one_command(tmp_path, slurm):
     cases = {(tc['name'].split()[0], tc['partition'])
              for tc in run.testcases() if tc['result'] == 'pass'}
     assert cases == {('DDSingleStream', 'knl'), ('DDSingleStream', 'haswell')}
+
+
+@pytest.mark.reframe
+def test_with_a_spack_the_overlay_comes_from_spack_external_find(tmp_path,
+                                                                 slurm):
+    '''The Spack route: ``spack external find`` runs in a job on the
+    partition, and the profile builds its stack with that Spack.'''
+    spack_root = os.environ.get('IOGAP_SPACK_ROOT')
+    if not spack_root or not os.path.isdir(spack_root):
+        pytest.skip('no Spack (IOGAP_SPACK_ROOT)')
+    repo = tmp_path / 'repo'
+    shutil.copytree(ROOT, repo, ignore=shutil.ignore_patterns(
+        '.git', '.venv', 'output', 'build', '__pycache__'))
+    new = subprocess.run(
+        [sys.executable, '-m', 'iogap.profile', 'new', 'site', '--scratch',
+         str(tmp_path / 'scratch'), '--spack-root', spack_root,
+         '--hostnames', r'^login\d+$'], cwd=repo, env=slurm,
+        capture_output=True, text=True, timeout=900)
+    assert new.returncode == 0, new.stderr
+    overlay = (repo / 'systems' / 'spack' / 'site.yaml').read_text()
+    assert '`spack external find` in a job on knl' in overlay, overlay
+    packages = yaml.safe_load(overlay)['packages']
+    assert packages['mpi'] == {'require': 'openmpi', 'buildable': False}
+    for name in ('openmpi', 'hdf5', 'coreutils'):
+        assert packages[name]['buildable'] is False, name
+        [found] = packages[name]['externals']
+        assert found['spec'].startswith(f'{name}@') and found['prefix'], found
+    assert '+mpi' in packages['hdf5']['externals'][0]['spec']
+    profile_text = (repo / 'systems' / 'site.py').read_text()
+    assert f'{spack_root}/share/spack/setup-env.sh' in profile_text
+    env = dict(slurm, IOGAP_OUTPUT=str(tmp_path / 'out'), RFM_COLORIZE='n')
+    proc = subprocess.run(
+        reframe_cmd() + ['-C', 'reframe_config.py', '--system', 'site', '-n',
+                         '^DDSingleStream(?=.*%mode=direct)', '--dry-run'],
+        cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+    dry = Run(proc, env['IOGAP_OUTPUT'])
+    assert dry.returncode == 0, dry.stdout
+    builds = [path.read_text() for path in
+              (tmp_path / 'out' / 'stage' / 'site').rglob('rfm_build.sh')]
+    assert any('setup-env.sh' in s and
+               'iogap.tools.spack build --system site' in s
+               for s in builds), builds or 'no build script in the dry run'
 
 
 @pytest.mark.reframe
