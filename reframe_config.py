@@ -24,6 +24,7 @@ OUTPUT = session.output_dir(sys.argv, os.environ,
 
 _site = profile.load(sys.argv, os.environ)
 _system = _site['systems'][0]
+profile.parametrize(_system)
 # --stage, --output and --perflogdir move their part, as ReFrame's options
 _system.setdefault('prefix', OUTPUT)
 RESULTS_DB = os.path.abspath(os.environ.get('IOGAP_RESULTS_DB') or

@@ -69,6 +69,7 @@ def universe(within):
     from iogap.judge import references
     from iogap.plan import cases
     profile.load(['--system', 'minicluster'], os.environ)
+    profile.parametrize(profile.current())
     references.load('minicluster', profile.parts())
     found = {k: c for k, c in cases.measured().items()
              if re.search(within, c.family)}

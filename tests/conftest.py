@@ -1,10 +1,9 @@
 '''Shared helpers: run ReFrame on this repository in an isolated output and
 scratch directory under the test's own tmp_path.
 
-The library's partition-shaped parameters (clocks, processes per node)
-take their values from the profile loaded when a family is first imported;
-unit tests load the Cori profile first, so every family and variant exists
-in-process. Real runs use other profiles in subprocesses.'''
+In-process, the families' partition-shaped parameters (clocks, processes
+per node) span every profile in systems/, whichever one a test loads; real
+runs span their own system, in subprocesses.'''
 
 import glob
 import json
@@ -19,7 +18,20 @@ import pytest
 from iogap import profile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-profile.load(['--system', 'cori'], {})
+
+@pytest.fixture(autouse=True)
+def _no_profile_left_behind(monkeypatch):
+    # A test that loads a profile leaves the one loaded before it
+    monkeypatch.setattr(profile, '_current', profile.current())
+    monkeypatch.setattr(profile, '_omitted', profile.omitted())
+
+
+@pytest.fixture
+def cori():
+    '''The Cori profile loaded for the test: its partitions.'''
+    profile.load(['--system', 'cori'], {})
+    return profile.parts()
+
 
 _DRY = re.compile(r'^\[\s*DRY\s*\] (\S+) (.*?) /(\w+) @(\S+?)\+(\S+)$')
 

@@ -19,6 +19,8 @@ from iogap.judge import audit, references
 from iogap.judge.audit import model
 from iogap.report import load as load_report, plot_judge
 
+pytestmark = pytest.mark.usefixtures('cori')
+
 SYSTEMS = ['anyhost', 'cori', 'localpair', 'minicluster', 'minicori']
 
 RATIO = {'system': 'cori', 'ratios': [{

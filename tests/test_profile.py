@@ -12,14 +12,8 @@ import pytest
 
 from conftest import ROOT, Run, reframe_cmd
 from iogap import profile
-from iogap.errors import ProfileError
+from iogap.errors import IogapError, ProfileError
 from iogap.profile import schema
-
-
-@pytest.fixture
-def restore_profile():
-    yield
-    profile.load(['--system', 'cori'], {})
 
 
 @pytest.mark.parametrize('argv,environ,host,stem', [
@@ -37,7 +31,7 @@ def test_the_system_reframe_will_pick_is_the_one_loaded(argv, environ, host,
     assert profile.select(argv, environ, host)[0] == stem
 
 
-def test_only_the_selected_file_runs(tmp_path, monkeypatch, restore_profile):
+def test_only_the_selected_file_runs(tmp_path, monkeypatch):
     systems = tmp_path / 'systems'
     shutil.copytree(os.path.join(ROOT, 'systems'), systems)
     (systems / 'broken.py').write_text('HOSTNAMES = []\nraise SystemExit(1)\n')
@@ -178,8 +172,7 @@ def test_a_slurm_host_no_profile_claims_is_refused_naming_them(
         assert profile.select(['reframe'], {}, 'daint-ln1')[0] == 'generic'
 
 
-def test_account_qos_reservation_and_mpi_type_are_profile_data(
-        restore_profile):
+def test_account_qos_reservation_and_mpi_type_are_profile_data():
     fragment = profile.load(['x', '--system', 'cori'],
                             {'IOGAP_ACCOUNT': 'm1234',
                              'IOGAP_RESERVATION': 'iogap'})
@@ -193,7 +186,7 @@ def test_account_qos_reservation_and_mpi_type_are_profile_data(
     assert not any(a.startswith('--account') for a in part['access'])
 
 
-def test_the_good_partition_and_the_shipped_profiles_pass(restore_profile):
+def test_the_good_partition_and_the_shipped_profiles_pass():
     schema.validate_partition('site', GOOD)
     for stem in profile.system_files():
         profile.load(['x', '--system', stem], {})
@@ -239,3 +232,15 @@ def test_a_new_site_is_one_file_in_systems_and_one_in_reference(tmp_path):
     assert '--cpu-freq=1200000' in texts and '--cpu-freq=2500000' in texts
     assert '#SBATCH -C bigmem' in texts and '#SBATCH -p cpu' in texts
     assert 'RatioCheck %ratio=big_over_cpu_direct' in run.stdout
+
+
+def test_imported_without_a_run_the_parameters_span_every_profile():
+    from iogap.core.variants import CoreSpec
+    # Cori's four specialized cores and the minicluster's one, whichever
+    # profile a test loaded before
+    assert {0, 1, 4} <= set(CoreSpec.param_space['core_spec'])
+    # A run's variant numbers need its own span before any check imports
+    profile.load(['x', '--system', 'localpair'], {})
+    with pytest.raises(IogapError, match='span every profile, not '
+                       'localpair: their variant numbers'):
+        profile.parametrize(profile.current())

@@ -20,6 +20,8 @@ def load(system, db, within=None):
     expression ``within``, if given), judgements, costs and the nights
     each case ran on.'''
     profile.load(['--system', system] if system else [], os.environ)
+    # Tonight's selection names variants by number, as the run numbers them
+    profile.parametrize(profile.current())
     from iogap.judge import references
     from iogap.plan import cases, cost
     name = profile.current()['name']

@@ -4,19 +4,21 @@
 will pick (``--system``, ``RFM_SYSTEM``, else the first ``HOSTNAMES`` match
 of ``systems/*.py``, the generic profile last), executes only that file,
 checks every partition against :mod:`iogap.profile.schema` and fills the
-extras' defaults. Families then derive the values of their partition-shaped
-parameters (processes per node, CPU clocks, ...) from :func:`parts`.
+extras' defaults; then :func:`parametrize` makes the families'
+partition-shaped parameters (processes per node, CPU clocks, ...) span
+that system alone. Imported without a run, they span every profile.
 '''
 
 import ast
 import copy
+import functools
 import glob
 import os
 import re
 import runpy
 import socket
 
-from iogap.errors import ProfileError
+from iogap.errors import IogapError, ProfileError
 from iogap.profile import schema
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -28,6 +30,10 @@ SYSTEMS_DIR = os.path.join(ROOT, 'systems')
 GENERIC, GENERIC_SYSTEM = 'generic', 'anyhost'
 
 _current = None
+
+#: The system whose partitions the parameters span (see :func:`values`)
+_parametrizing = None
+_spanned = None
 
 #: Partitions the loaded profile left out of this run (its module's
 #: ``OMITTED_PARTITIONS``): references to them are not judged, not refused
@@ -157,14 +163,11 @@ def _site_options(part, environ):
                             ['SLURM_MPI_TYPE', extras['mpi_type']]]
 
 
-def load(argv, environ):
-    '''Load, check and register the selected profile; its
-    ``site_configuration`` fragment.'''
-    global _current, _omitted
-    stem, path = select(argv, environ)
+def read(stem, path, environ):
+    '''Execute and check one system file: ``(site_configuration fragment,
+    its OMITTED_PARTITIONS)``, the extras' defaults filled.'''
     module = runpy.run_path(path)
     fragment = copy.deepcopy(module['site_configuration'])
-    _omitted = list(module.get('OMITTED_PARTITIONS', []))
     for system in fragment['systems']:
         if system['name'] != (GENERIC_SYSTEM if stem == GENERIC else stem):
             raise ProfileError(f'{path}: defines system {system["name"]!r}; '
@@ -176,8 +179,29 @@ def load(argv, environ):
                 extras.setdefault(key, copy.deepcopy(schema.default(key)))
             _site_options(part, environ)
 
+    return fragment, list(module.get('OMITTED_PARTITIONS', []))
+
+
+def load(argv, environ):
+    '''Load, check and register the selected profile; its
+    ``site_configuration`` fragment.'''
+    global _current, _omitted
+    fragment, _omitted = read(*select(argv, environ), environ)
     _current = fragment['systems'][0]
     return fragment
+
+
+def parametrize(system):
+    '''Give the families' partition-shaped parameters the values of
+    ``system`` alone: a run's configuration, and whatever names a run's
+    variants by number (``Family@N``), call this before a check is
+    imported.'''
+    global _parametrizing
+    if _spanned not in (None, system['name']):
+        raise IogapError(f'the checks were imported with parameters that '
+                         f'span {_spanned}, not {system["name"]}: their '
+                         f'variant numbers are not those of a run')
+    _parametrizing = system
 
 
 def current():
@@ -190,29 +214,44 @@ def omitted():
     return _omitted
 
 
-def parts():
-    ''':class:`Part` of every partition of the loaded system.'''
-    if _current is None:
-        return []
-
+def _parts_of(system):
     result = []
-    for p in _current['partitions']:
+    for p in system['partitions']:
         proc = p.get('processor', {})
         cores = (proc.get('num_cpus', 1) //
                  max(proc.get('num_cpus_per_core') or 1, 1))
-        result.append(Part(f'{_current["name"]}:{p["name"]}',
+        result.append(Part(f'{system["name"]}:{p["name"]}',
                            p.get('features', []), p['extras'], cores,
                            [r['name'] for r in p.get('resources', [])]))
 
     return result
 
 
+def parts():
+    ''':class:`Part` of every partition of the loaded system.'''
+    return _parts_of(_current) if _current is not None else []
+
+
+@functools.lru_cache(maxsize=None)
+def _every_shipped_part():
+    return [part for stem, path in system_files().items()
+            for system in read(stem, path, {})[0]['systems']
+            for part in _parts_of(system)]
+
+
 def values(of):
-    '''Sorted union of ``of(part)`` over the loaded system's partitions: the
-    values of a partition-shaped parameter.'''
+    '''Sorted union of ``of(part)`` over the partitions the parameters
+    span: the run's system (:func:`parametrize`), else every profile in
+    ``systems/``, whichever profile was loaded last, so that importing the
+    library (tests, tools) gives every case of every system, each generated
+    where its constraints allow.'''
+    global _spanned
+    if _parametrizing is not None:
+        _spanned, spanned = _parametrizing['name'], _parts_of(_parametrizing)
+    else:
+        _spanned, spanned = 'every profile', _every_shipped_part()
     found = set()
-    for part in parts():
+    for part in spanned:
         found.update(of(part))
 
     return sorted(found, key=lambda v: (str(type(v)), v))
-
