@@ -1,7 +1,8 @@
 '''ReFrame's own tools on the results database the suite and the nightly
 keep: ``--list-stored-sessions``, ``--performance-report`` and
 ``--performance-compare``, on a database two real small runs fill here,
-and on the committed one of real nights (tests/data/changepoint).'''
+and on the committed ones: real nights (tests/data/changepoint) and the
+report's (tests/data/report).'''
 
 import csv
 import os
@@ -17,6 +18,7 @@ from conftest import run_reframe
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NIGHTS = os.path.join(ROOT, 'tests', 'data', 'changepoint',
                       'nights-results.db')
+REPORT_DB = os.path.join(ROOT, 'tests', 'data', 'report', 'generic-results.db')
 _NOISE = re.compile(r'Traceback|ERROR|WARNING|has no attribute|KeyError')
 
 pytestmark = pytest.mark.reframe
@@ -89,3 +91,24 @@ def test_the_tools_work_on_the_committed_nights(tmp_path):
                                 '--table-format=csv', env=env))
     assert any(r['pvar'] == 'read_once_bw' and r['pdiff (%)']
                for r in rows(compare))
+
+
+def test_the_tools_work_on_the_committed_report_database(tmp_path):
+    '''Three real generic sessions (tests/data/report), the newest with
+    the scratch device throttled to 150 MB/s.'''
+    db = tmp_path / 'results.db'
+    shutil.copyfile(REPORT_DB, db)
+    env = {'IOGAP_RESULTS_DB': str(db)}
+    stored = uuids(db)
+    # The day they ran, whatever today is
+    listing = clean(run_reframe(tmp_path, '--list-stored-sessions',
+                                '20261124T0000+0000:20261125T0000+0000',
+                                '--table-format=csv', env=env))
+    assert [r['UUID'] for r in rows(listing)] == stored
+    compare = clean(run_reframe(tmp_path, '--performance-compare',
+                                f'{stored[-1]}/{stored[0]}/mean:/',
+                                '--table-format=csv', env=env))
+    reads = [float(r['pdiff (%)']) for r in rows(compare)
+             if r['name'].startswith('DDSingleStream') and
+             r['pvar'] == 'read_once_bw']
+    assert reads and all(d < -80 for d in reads), reads

@@ -39,13 +39,18 @@ def trim(report):
 
 
 def main(artifacts):
+    # Each file is rewritten from its capture, where the capture is given
     for name in ('generic-run-report.json', 'localpair-run-report.json'):
+        if not os.path.exists(os.path.join(artifacts, name)):
+            continue
         with open(os.path.join(artifacts, name)) as fp:
             report = trim(json.load(fp))
         with open(os.path.join(HERE, name), 'w') as fp:
             json.dump(report, fp, indent=0, separators=(',', ':'))
 
     db = os.path.join(HERE, 'generic-results.db')
+    if not os.path.exists(os.path.join(artifacts, 'generic-results.db')):
+        return
     shutil.copyfile(os.path.join(artifacts, 'generic-results.db'), db)
     with sqlite3.connect(db) as conn:
         rows = conn.execute('SELECT uuid, json_blob FROM sessions').fetchall()
