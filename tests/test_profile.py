@@ -35,14 +35,14 @@ def test_only_the_selected_file_runs(tmp_path, monkeypatch):
     systems = tmp_path / 'systems'
     shutil.copytree(os.path.join(ROOT, 'systems'), systems)
     (systems / 'broken.py').write_text('HOSTNAMES = []\nraise SystemExit(1)\n')
-    monkeypatch.setattr(profile, 'SYSTEMS_DIR', str(systems))
+    monkeypatch.setattr(profile.selection, 'SYSTEMS_DIR', str(systems))
     assert profile.load(['x', '--system', 'localpair'], {})
     with pytest.raises(SystemExit):
         profile.load(['x', '--system', 'broken'], {})
 
 
-def test_defaults_are_filled_and_hardware_comes_from_the_processor():
-    [knl] = [p for p in profile.parts() if p.fullname == 'cori:knl']
+def test_defaults_are_filled_and_hardware_comes_from_the_processor(cori):
+    [knl] = [p for p in cori if p.fullname == 'cori:knl']
     assert knl.num_cores == 68 and knl.extras['repetitions'] == 3
     assert knl.extras['core_spec_cores'] == 4
 
@@ -137,7 +137,7 @@ def profiles(tmp_path, monkeypatch, **patterns):
     shutil.copy(os.path.join(ROOT, 'systems', 'generic.py'), systems)
     for name, pats in patterns.items():
         (systems / f'{name}.py').write_text(f'HOSTNAMES = {pats!r}\n')
-    monkeypatch.setattr(profile, 'SYSTEMS_DIR', str(systems))
+    monkeypatch.setattr(profile.selection, 'SYSTEMS_DIR', str(systems))
 
 
 def test_a_host_two_profiles_claim_is_refused_naming_both(tmp_path,
