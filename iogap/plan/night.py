@@ -34,28 +34,12 @@ import json
 import re
 
 from iogap.errors import IogapError
-from iogap.judge import audit, references
+from iogap.judge import references
+from iogap.plan import rotation
 from iogap.plan.budget import JUDGE_SECONDS, Budget, usage  # noqa: F401
 
 #: Share of the budget the canaries may take; the rest is the rotation's
 CANARY_SHARE = 0.5
-
-def canary_names(ref):
-    '''Reference entries (ratios and fits by name, absolute entries by
-    id) that detect a regression within the false-alarm budget, best
-    detection first: ``[(detects, key)]``.'''
-    if ref is None:
-        return []
-    limit = audit.budget(ref)['judgement']
-    found = []
-    for row in ref.audit or audit.rows(ref):
-        if row.detects is None or row.rate > limit or \
-                row.entry.get('waiver') or not row.cases:
-            continue
-        key = row.entry['name'] if row.kind != 'absolute' else id(row.entry)
-        found.append((row.detects, key))
-    return sorted(found, key=lambda d: (d[0], str(d[1])))
-
 
 def _entry_keys(judgement, targets):
     if judgement.check == 'AbsoluteCheck':
@@ -86,8 +70,10 @@ class Plan:
                 by_entry.setdefault(k, []).append(j)
         self.canaries, self.canary_reason = self._declared(declared) \
             if declared else self._canaries(by_entry)
-        self.groups = self._groups()
-        self.length, self.rotation = self._rotate()
+        self.groups = rotation.groups(self.variants, judgements, self.needs,
+                                      self.canaries)
+        self.length, self.rotation = rotation.rotate(
+            self.groups, self.canaries, self.variants, costs, budget)
         self.slots = self.groups
         self.group_usage = [usage(g, self.variants, self.costs)
                             for g in self.slots]
@@ -100,7 +86,7 @@ class Plan:
     def _canaries(self, by_entry):
         chosen, cap = [], self.budget.scaled(CANARY_SHARE)
         seen = set()
-        for detects, key in canary_names(references.current()):
+        for detects, key in rotation.canary_names(references.current()):
             for j in by_entry.get(key, []):
                 if j.select in seen:
                     continue
@@ -123,61 +109,6 @@ class Plan:
             raise IogapError(f'canaries {pattern!r} match no variant of '
                              f'this profile (Check@N, as -n takes them)')
         return sorted(chosen), f'declared: {pattern}'
-
-    def _groups(self):
-        '''Sets of variants that must run together, less the canaries.'''
-        canary = set(self.canaries)
-        parent = {s: s for s in self.variants}
-        parent.update({j.select: j.select for j in self.judgements})
-
-        def root(s):
-            while parent[s] != s:
-                parent[s] = s = parent[parent[s]]
-            return s
-        for j in self.judgements:
-            if j.select in canary:
-                continue
-            # a canary runs every night: it ties no two judgements together
-            for s in self.needs[j.select]:
-                if s not in canary:
-                    parent[root(s)] = root(j.select)
-        groups = {}
-        for s in parent:
-            if s not in canary:
-                groups.setdefault(root(s), []).append(s)
-        return sorted(sorted(g) for g in groups.values())
-
-    def _rotate(self):
-        room = self.budget.load(usage(self.canaries, self.variants,
-                                      self.costs))
-        if room > 1:
-            raise IogapError(f'the canaries alone take {room:.0%} of the '
-                             f'budget ({self.budget.describe()})')
-        left = self.budget.scaled(1)
-        sized = sorted(((usage(g, self.variants, self.costs), g)
-                        for g in self.groups),
-                       key=lambda u: (-left.load(u[0]), u[1]))
-        for used, group in sized:
-            if left.load(_add(used, usage(self.canaries, self.variants,
-                                          self.costs))) > 1:
-                raise IogapError(
-                    f'{group[0]} and the {len(group) - 1} variant(s) it must '
-                    f'run with need {left.load(used):.0%} of the budget '
-                    f'({self.budget.describe()}), the canaries {room:.0%}: '
-                    f'raise the budget')
-        base = usage(self.canaries, self.variants, self.costs)
-        total = {}
-        for used, _ in sized:
-            total = _add(total, used)
-        # no fewer nights than the rotation's load over what is left
-        spare = 1 - self.budget.load(base)
-        length = max(1, int(self.budget.load(total) / spare)) if spare > 0 \
-            else 1
-        while True:
-            nights = _pack(sized, length, self.budget, base)
-            if nights is not None:
-                return length, nights
-            length += 1
 
     def night(self, index):
         '''The variants of night ``index``: canaries, then the groups
@@ -209,7 +140,7 @@ class Plan:
         chosen = list(self.canaries)
         used = usage(chosen, self.variants, self.costs)
         for g in order:
-            more = _add(used, self.group_usage[g])
+            more = rotation.add(used, self.group_usage[g])
             if self.budget.load(more) <= 1:
                 chosen.extend(self.slots[g])
                 used = more
@@ -258,25 +189,6 @@ class Plan:
             'wall_seconds': round(used['wall'], 1),
             'digest': hashlib.sha256(text.encode()).hexdigest()[:12],
         }
-
-
-def _add(a, b):
-    return {k: a.get(k, 0) + b.get(k, 0) for k in set(a) | set(b)}
-
-
-def _pack(sized, length, budget, base):
-    '''Groups into ``length`` nights, largest first to the least loaded
-    night it fits; ``None`` if one does not fit.'''
-    nights = [([], dict(base)) for _ in range(length)]
-    for used, group in sized:
-        fits = [(budget.load(_add(load, used)), i) for i, (_, load) in
-                enumerate(nights) if budget.load(_add(load, used)) <= 1]
-        if not fits:
-            return None
-        _, i = min(fits)
-        nights[i][0].extend(group)
-        nights[i] = (nights[i][0], _add(nights[i][1], used))
-    return [sorted(n) for n, _ in nights]
 
 
 def night_index(date=None):

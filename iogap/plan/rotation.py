@@ -1,0 +1,101 @@
+'''The rotation of a plan: which judgements are canaries, which variants
+must run together, and the fewest nights that hold the rest.'''
+
+from iogap.errors import IogapError
+from iogap.judge import audit
+from iogap.plan.budget import usage
+
+
+def canary_names(ref):
+    '''Reference entries (ratios and fits by name, absolute entries by
+    id) that detect a regression within the false-alarm budget, best
+    detection first: ``[(detects, key)]``.'''
+    if ref is None:
+        return []
+    limit = audit.budget(ref)['judgement']
+    found = []
+    for row in ref.audit or audit.rows(ref):
+        if row.detects is None or row.rate > limit or \
+                row.entry.get('waiver') or not row.cases:
+            continue
+        key = row.entry['name'] if row.kind != 'absolute' else id(row.entry)
+        found.append((row.detects, key))
+    return sorted(found, key=lambda d: (d[0], str(d[1])))
+
+
+def groups(variants, judgements, needs, canaries):
+    '''Sets of variants that must run together (a judgement and its
+    sides), less the canaries.'''
+    canary = set(canaries)
+    parent = {s: s for s in variants}
+    parent.update({j.select: j.select for j in judgements})
+
+    def root(s):
+        while parent[s] != s:
+            parent[s] = s = parent[parent[s]]
+        return s
+    for j in judgements:
+        if j.select in canary:
+            continue
+        # a canary runs every night: it ties no two judgements together
+        for s in needs[j.select]:
+            if s not in canary:
+                parent[root(s)] = root(j.select)
+    groups = {}
+    for s in parent:
+        if s not in canary:
+            groups.setdefault(root(s), []).append(s)
+    return sorted(sorted(g) for g in groups.values())
+
+
+def rotate(groups, canaries, variants, costs, budget):
+    '''``(length, nights)``: the groups packed, largest first, into the
+    fewest nights that each fit what the canaries leave.'''
+    room = budget.load(usage(canaries, variants, costs))
+    if room > 1:
+        raise IogapError(f'the canaries alone take {room:.0%} of the '
+                         f'budget ({budget.describe()})')
+    left = budget.scaled(1)
+    sized = sorted(((usage(g, variants, costs), g)
+                    for g in groups),
+                   key=lambda u: (-left.load(u[0]), u[1]))
+    for used, group in sized:
+        if left.load(add(used, usage(canaries, variants, costs))) > 1:
+            raise IogapError(
+                f'{group[0]} and the {len(group) - 1} variant(s) it must '
+                f'run with need {left.load(used):.0%} of the budget '
+                f'({budget.describe()}), the canaries {room:.0%}: '
+                f'raise the budget')
+    base = usage(canaries, variants, costs)
+    total = {}
+    for used, _ in sized:
+        total = add(total, used)
+    # no fewer nights than the rotation's load over what is left
+    spare = 1 - budget.load(base)
+    length = max(1, int(budget.load(total) / spare)) if spare > 0 \
+        else 1
+    while True:
+        nights = _pack(sized, length, budget, base)
+        if nights is not None:
+            return length, nights
+        length += 1
+
+
+def add(a, b):
+    '''Two usages (``{partition: node-hours, 'wall': seconds}``) summed.'''
+    return {k: a.get(k, 0) + b.get(k, 0) for k in set(a) | set(b)}
+
+
+def _pack(sized, length, budget, base):
+    '''Groups into ``length`` nights, largest first to the least loaded
+    night it fits; ``None`` if one does not fit.'''
+    nights = [([], dict(base)) for _ in range(length)]
+    for used, group in sized:
+        fits = [(budget.load(add(load, used)), i) for i, (_, load) in
+                enumerate(nights) if budget.load(add(load, used)) <= 1]
+        if not fits:
+            return None
+        _, i = min(fits)
+        nights[i][0].extend(group)
+        nights[i] = (nights[i][0], add(nights[i][1], used))
+    return [sorted(n) for n, _ in nights]
