@@ -112,12 +112,32 @@ def _sides(better, tol):
 def rebaseline(data, reports, stamp, force=False):
     '''Update ``data`` (a reference file's mapping) in place; return notes
     saying what was kept, added, changed and left unjudged.'''
-    notes, unspread = [], 0
+    notes = []
     cases, judged = samples(reports)
+    unspread, unjudged = _absolute(data, cases, stamp, force, notes)
+    for entry in data.get('fits') or []:
+        notes.append(f'{entry["name"]}: a fit is a test over the sweep, its '
+                     f'bound set from its noise (docs/audit.md): left as it is')
+    _ratios(data, judged, stamp, force, notes)
+    if unspread:
+        notes.append(f'{unspread} figure(s) left alone: fewer than '
+                     f'{MIN_RUNS} runs and no in-job spread (run with '
+                     f'--repeat {MIN_RUNS} or more)')
+    if unjudged:
+        data['unjudged'] = unjudged
+        notes.append(f'{len(unjudged)} figure(s) too noisy to judge, listed '
+                     f'under unjudged')
+
+    return notes
+
+
+def _absolute(data, cases, stamp, force, notes):
+    '''Absolute entries from the cases' runs: ``(figures with too few runs,
+    unjudged entries)``.'''
+    unspread, unjudged = 0, []
     absolute = {(e['test'], e['partition'],
                  json.dumps(e.get('params') or {}, sort_keys=True),
                  e['var']): e for e in data.setdefault('absolute', [])}
-    unjudged = []
     for ident, (values, unit, cvs) in sorted(cases.items()):
         family, part, params, var = ident
         if len(values) < MIN_RUNS and not cvs:
@@ -156,42 +176,31 @@ def rebaseline(data, reports, stamp, force=False):
             notes.append(f'kept hand-set {family} {part} {var} (--force '
                          f'replaces it)')
 
-    for entry in data.get('fits') or []:
-        notes.append(f'{entry["name"]}: a fit is a test over the sweep, its '
-                     f'bound set from its noise (docs/audit.md): left as it is')
-    for kind, key in (('ratios', 'ratio'),):
-        for entry in data.get(kind) or []:
-            check = 'RatioCheck' if kind == 'ratios' else 'FitCheck'
-            values = judged.get(f'{check} %{key}={entry["name"]}')
-            if not values or len(values) < MIN_RUNS:
-                notes.append(f'{entry["name"]}: fewer than {MIN_RUNS} '
-                             f'values in the report(s): left as it is')
-                continue
-            if not (force or _baseline(entry)):
-                notes.append(f'kept hand-set {entry["name"]} (--force '
-                             f'replaces it)')
-                continue
+    return unspread, unjudged
 
-            cv = spread(values)
-            tol, detects = band(cv)
-            lower, upper = entry['ref'][1:]
-            entry['ref'] = [_round(statistics.median(values)),
-                            None if lower is None else -min(tol, 1.0),
-                            None if upper is None else tol]
-            entry['provenance'] = stamp
-            entry['noise'] = {'cv': round(cv, 4), 'runs': len(values),
-                              'detects': detects}
 
-    if unspread:
-        notes.append(f'{unspread} figure(s) left alone: fewer than '
-                     f'{MIN_RUNS} runs and no in-job spread (run with '
-                     f'--repeat {MIN_RUNS} or more)')
-    if unjudged:
-        data['unjudged'] = unjudged
-        notes.append(f'{len(unjudged)} figure(s) too noisy to judge, listed '
-                     f'under unjudged')
+def _ratios(data, judged, stamp, force, notes):
+    '''Ratio entries from the RatioCheck values of the runs.'''
+    for entry in data.get('ratios') or []:
+        values = judged.get(f'RatioCheck %ratio={entry["name"]}')
+        if not values or len(values) < MIN_RUNS:
+            notes.append(f'{entry["name"]}: fewer than {MIN_RUNS} '
+                         f'values in the report(s): left as it is')
+            continue
+        if not (force or _baseline(entry)):
+            notes.append(f'kept hand-set {entry["name"]} (--force '
+                         f'replaces it)')
+            continue
 
-    return notes
+        cv = spread(values)
+        tol, detects = band(cv)
+        lower, upper = entry['ref'][1:]
+        entry['ref'] = [_round(statistics.median(values)),
+                        None if lower is None else -min(tol, 1.0),
+                        None if upper is None else tol]
+        entry['provenance'] = stamp
+        entry['noise'] = {'cv': round(cv, 4), 'runs': len(values),
+                          'detects': detects}
 
 
 def _baseline(entry):
