@@ -6,7 +6,7 @@ import re
 import pytest
 from reframe.core.exceptions import SanityError
 
-from iogap.core import placement, steps
+from iogap.core import placement, plausible, steps
 from iogap.dd.stream import block_bytes, dd_record
 from iogap.errors import IogapError
 
@@ -14,7 +14,7 @@ MiB = 2**20
 
 #: What the step wrapper and dd's start and exit took on this machine kind
 #: (calibration steps of a real run: 1.0-5.2 ms)
-STARTUP = steps.Overhead([0.0010, 0.0052])
+STARTUP = plausible.Overhead([0.0010, 0.0052])
 
 
 def read(data, name):
@@ -33,7 +33,8 @@ def test_real_runs_split_into_timed_steps(data, mode):
         nbytes, seconds = dd_record(step)
         assert nbytes == 256 * MiB and seconds > 0
         # Recorded before calibration steps: dd's start-up as measured here
-        steps.check_clock(seconds, step.seconds, step['op'], STARTUP, nbytes)
+        plausible.check_clock(seconds, step.seconds, step['op'], STARTUP,
+                              nbytes)
     assert all(s.disk == (256 * MiB, 256 * MiB)
                for s in found if s['op'] == 'write')
     [rank] = placement.parse(text)
@@ -72,21 +73,21 @@ def test_a_figure_the_harness_clock_contradicts_fails(claimed, wall):
     seen = re.escape(f'{512 * MiB / (wall - STARTUP.max) / 1e6:.6g} MB/s')
     with pytest.raises(SanityError, match=f'reports {told} .* but the '
                        f'harness saw {seen} .* not plausible'):
-        steps.check_clock(claimed, wall, 'dd write', STARTUP, 512 * MiB)
+        plausible.check_clock(claimed, wall, 'dd write', STARTUP, 512 * MiB)
 
 
 def test_the_bound_is_as_tight_as_the_harness_resolution():
     '''A claim within 1.5x of the harness, less its start-up, passes; the
     start-up's spread widens the bound only by that spread.'''
-    steps.check_clock(0.34, 0.5, 'dd write', STARTUP, 512 * MiB)
-    steps.check_clock(0.5, 0.5, 'dd write', STARTUP, 512 * MiB)
-    steps.check_clock(0.004, 0.009, 'dd read', STARTUP, 16 * MiB)
-    loose = steps.Overhead([0.15, 0.35])     # mpirun on a loaded node
-    steps.check_clock(0.01, 0.5, 'IOR write', loose, 64 * MiB)
+    plausible.check_clock(0.34, 0.5, 'dd write', STARTUP, 512 * MiB)
+    plausible.check_clock(0.5, 0.5, 'dd write', STARTUP, 512 * MiB)
+    plausible.check_clock(0.004, 0.009, 'dd read', STARTUP, 16 * MiB)
+    loose = plausible.Overhead([0.15, 0.35])     # mpirun on a loaded node
+    plausible.check_clock(0.01, 0.5, 'IOR write', loose, 64 * MiB)
     with pytest.raises(SanityError, match='not plausible'):
-        steps.check_clock(0.01, 0.9, 'IOR write', loose, 64 * MiB)
+        plausible.check_clock(0.01, 0.9, 'IOR write', loose, 64 * MiB)
     with pytest.raises(SanityError, match='no time'):
-        steps.check_clock(0.1, None, 'dd', STARTUP, 1)
+        plausible.check_clock(0.1, None, 'dd', STARTUP, 1)
 
 
 def test_a_step_delayed_by_a_busy_host_is_no_lie_but_its_cpu_is_evidence():
@@ -95,18 +96,18 @@ def test_a_step_delayed_by_a_busy_host_is_no_lie_but_its_cpu_is_evidence():
     comes off the harness's time; the tool's own CPU time, which no wait
     inflates, still holds a claim of no time at all.'''
     with pytest.raises(SanityError, match='not plausible'):
-        steps.check_clock(0.005655, 0.089007, 'dd write', STARTUP, 8 * MiB)
-    steps.check_clock(0.005655, 0.089007, 'dd write', STARTUP, 8 * MiB,
+        plausible.check_clock(0.005655, 0.089007, 'dd write', STARTUP, 8 * MiB)
+    plausible.check_clock(0.005655, 0.089007, 'dd write', STARTUP, 8 * MiB,
                       waited=0.0832, cpu=0.01)
     # Unknown wait (no PSI): the bound of a quiet host
     with pytest.raises(SanityError, match='not plausible'):
-        steps.check_clock(0.005655, 0.089007, 'dd write', STARTUP, 8 * MiB,
+        plausible.check_clock(0.005655, 0.089007, 'dd write', STARTUP, 8 * MiB,
                           waited=None, cpu=0.01)
     # 4 PB/s for a cached read that used 0.3 s of CPU in a step the host
     # delayed throughout
     with pytest.raises(SanityError, match=r'0\.500000 s waiting for a CPU, '
                        r'0\.30 s of CPU\): its figure is not plausible'):
-        steps.check_clock(1e-9, 0.5, 'dd read1', STARTUP, 512 * MiB,
+        plausible.check_clock(1e-9, 0.5, 'dd read1', STARTUP, 512 * MiB,
                           waited=0.5, cpu=0.3)
 
 
@@ -134,23 +135,23 @@ def test_calibration_steps_are_measured_apart_and_required():
                    f'iogap-time: seconds={t}\n'
                    for i, t in ((1, 0.002), (2, 0.0031)))
     text += 'iogap-step: op=write rep=1\niogap-time: seconds=0.5\n'
-    overhead, found = steps.calibration(
+    overhead, found = plausible.calibration(
         steps.parse(text), lambda s: dd_record(s)[1])
     assert (overhead.min, overhead.max) == pytest.approx((0.00198, 0.00308))
     assert overhead.resolution == pytest.approx(0.010)     # the floor
     assert [s['op'] for s in found] == ['write']
     with pytest.raises(SanityError, match='no calibration'):
-        steps.calibration(found, lambda s: 0)
+        plausible.calibration(found, lambda s: 0)
 
 
 def test_bytes_on_disk_must_be_what_was_written():
     [step] = steps.parse('iogap-step: op=write rep=1\n'
                          'iogap-bytes: length=4096 allocated=0\n')
-    steps.check_disk(step, 4096, 'dd write')     # compressed: allocation ok
+    plausible.check_disk(step, 4096, 'dd write')   # compressed: allocation ok
     with pytest.raises(SanityError, match='8192 bytes were written but the '
                        'files hold 4096 bytes'):
-        steps.check_disk(step, 8192, 'dd write')
-    steps.check_disk(step, 4000, 'HDF5 write', slack=100)
+        plausible.check_disk(step, 8192, 'dd write')
+    plausible.check_disk(step, 4000, 'HDF5 write', slack=100)
 
 
 def test_a_job_that_refused_o_direct_says_why():

@@ -23,7 +23,7 @@ from reframe.core.exceptions import SanityError
 from conftest import (ROOT, built_view, cases, needs_tools, reframe_cmd,
                       run_reframe)
 from iogap import resultsdb, runguard
-from iogap.core import scratch, steps
+from iogap.core import plausible, scratch, steps
 from iogap.dd import stream
 from iogap.tools import own
 
@@ -203,7 +203,7 @@ def dd_stream(tmp_path, count, mode='buffered', **env):
         ['bash', './dd-stream.sh', '--dd', os.path.join(LIARS, 'dd'),
          '--file', str(tmp_path / 'dd.dat'), '--bs', '1M', '--count',
          str(count), '--reps', '1', '--reads', '3', '--evict', 'fadvise',
-         '--calibrations', str(steps.CALIBRATIONS), *flags],
+         '--calibrations', str(plausible.CALIBRATIONS), *flags],
         cwd=tmp_path, capture_output=True, text=True, timeout=120,
         env=dict(os.environ, LC_ALL='C', **env))
     assert proc.returncode == 0, proc.stderr
@@ -487,7 +487,7 @@ def within_resolution(tc):
     the claim), or ``None`` when it could.'''
     out = os.path.join(tc['outputdir'], 'rfm_job.out')
     text = open(out).read()
-    overhead, found = steps.calibration(steps.parse(text), lambda s: sum(
+    overhead, found = plausible.calibration(steps.parse(text), lambda s: sum(
         float(t) for t in re.findall(r'"totalTime": ([0-9.]+)', s.text)))
     [write] = [s for s in found if s['step'] == 'write']
     with open(os.path.join(os.path.dirname(out), 'ior_write.json')) as fp:
@@ -495,7 +495,7 @@ def within_resolution(tc):
     claimed = sum(64 * MiB * tc.get('num_tasks', 2) / (r['bwMiB'] * MiB)
                   for t in doc['tests'] for r in t['Results'])
     shortest = (write.seconds - overhead.max - (write.waited or 0.0) -
-                overhead.resolution) / steps.LAUNCHED_TOLERANCE
+                overhead.resolution) / plausible.LAUNCHED_TOLERANCE
     if claimed >= shortest:
         return (f'this host\'s launch start-up ({overhead}, resolution '
                 f'{overhead.resolution:.3f} s) hides the write '

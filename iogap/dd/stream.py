@@ -16,7 +16,7 @@ from reframe.core.builtins import (parameter, run_after,
                                    sanity_function, variable)
 from reframe.core.exceptions import SanityError, SkipTestError
 
-from iogap.core import placement, registry, stats, steps
+from iogap.core import placement, plausible, registry, stats, steps
 from iogap.core import darshan
 from iogap.core.base import IogapTest
 from iogap.core.figures import Figures
@@ -53,7 +53,7 @@ def check_steps(text, file_bytes, expected):
     '''``(steps, overhead)``: the ``expected`` dd steps of a job's
     output, each whole, on disk after a write, and plausible by the
     harness's clock less its calibrated start-up.'''
-    overhead, found = steps.calibration(
+    overhead, found = plausible.calibration(
         steps.parse(text), lambda s: (dd_record(s) or (0, 0.0))[1])
     if len(found) != expected:
         raise SanityError(f'expected {expected} dd runs, found {len(found)}')
@@ -70,10 +70,10 @@ def check_steps(text, file_bytes, expected):
             raise SanityError(f'{what} reported {record[1]} s: too fast to '
                               f'time')
 
-        steps.check_clock(record[1], step.seconds, what, overhead, file_bytes,
-                          step.waited, step.cpu)
+        plausible.check_clock(record[1], step.seconds, what, overhead,
+                              file_bytes, step.waited, step.cpu)
         if step['op'] == 'write':
-            steps.check_disk(step, file_bytes, what)
+            plausible.check_disk(step, file_bytes, what)
 
     return found, overhead
 
@@ -130,7 +130,7 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
             '--dd', self.tool('dd'), '--file', '"$IOGAP_DIR/dd.dat"',
             '--bs', self.block_size, '--count', str(self.count),
             '--reps', str(self.repetitions), '--reads', str(self.reads),
-            '--calibrations', str(steps.CALIBRATIONS),
+            '--calibrations', str(plausible.CALIBRATIONS),
             '--evict', evict, *(['--write-flags', write] if write else []),
             *(['--read-flags', read] if read else []),
             *(['--odirect-probe'] if self.mode == 'direct' else []),

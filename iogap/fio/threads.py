@@ -14,7 +14,7 @@ from reframe.core.builtins import (parameter, run_after, run_before,
 from reframe.core.exceptions import SanityError
 
 from iogap import profile
-from iogap.core import placement, registry, steps
+from iogap.core import placement, plausible, registry, steps
 from iogap.core.base import IogapTest
 from iogap.core.cases import feature
 from iogap.core.figures import Figures
@@ -116,7 +116,7 @@ class FioThreads(IogapTest):
         placement.check(ranks, 1, 1)
         cpu = ranks[0]['cpus'].split(',')[0].split('-')[0]
         found = {s['step']: s for s in steps.parse(text)}
-        steps.check_disk(found['layout'], self.file_bytes, 'fio layout')
+        plausible.check_disk(found['layout'], self.file_bytes, 'fio layout')
         try:
             doc = parse.load(f'{self.stagedir}/fio_read.json')
             jobs = parse.threads(doc, JOB, self.threads,
@@ -126,9 +126,9 @@ class FioThreads(IogapTest):
 
         got = parse.figures(jobs)
         # fio's start-up is not calibrated: its time must lie in the step
-        steps.check_clock(got['seconds'], found['read'].seconds,
+        plausible.check_clock(got['seconds'], found['read'].seconds,
                           f'fio read ({self.threads} threads)',
-                          steps.Overhead([0.0]), got['bytes'], lower=False)
+                          plausible.Overhead([0.0]), got['bytes'], lower=False)
         self.note(f'{self.threads} thread(s) on cpu {cpu}, '
                   f'{got["bytes"]} bytes in {got["seconds"]:.3f} s')
         return self.report({fig.name(): (got[fig.name()], fig.unit)

@@ -17,7 +17,7 @@ from reframe.core.builtins import (parameter, run_after, run_before,
                                    sanity_function, variable)
 from reframe.core.exceptions import SanityError, SkipTestError
 
-from iogap.core import darshan, registry, steps
+from iogap.core import darshan, plausible, registry, steps
 from iogap.core.cases import feature
 from iogap.core.figures import Figures
 from iogap.core.pagecache import PageCacheEviction
@@ -48,9 +48,9 @@ def check_bandwidths(doc, access, nbytes, step, overhead):
         raise SanityError(f'IOR {access} reported bandwidths {samples}')
     claimed = sum(nbytes / (bw * 2**20) for bw in samples)
     # Ranks busy-poll in MPI: their CPU time is no bound on IOR's own
-    steps.check_clock(claimed, step.seconds, f'IOR {access}', overhead,
+    plausible.check_clock(claimed, step.seconds, f'IOR {access}', overhead,
                       nbytes * len(samples), step.waited,
-                      tolerance=steps.LAUNCHED_TOLERANCE)
+                      tolerance=plausible.LAUNCHED_TOLERANCE)
     [row] = [r for r in doc['summary'] if r.get('operation') == access]
     told = {'bwMeanMIB': sum(samples) / len(samples),
             'bwMaxMIB': max(samples), 'bwMinMIB': min(samples)}
@@ -155,14 +155,15 @@ class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
         '''Sanity: IOR's bandwidths against the harness's clock; the bytes
         on disk after the write (HDF5 adds its metadata).'''
         nbytes = self.num_tasks * self.block_bytes
-        overhead, found = steps.calibration(steps.parse(text), lambda s: sum(
-            float(t) for t in _TOTAL_TIME.findall(s.text)))
+        overhead, found = plausible.calibration(
+            steps.parse(text),
+            lambda s: sum(float(t) for t in _TOTAL_TIME.findall(s.text)))
         found = {s['step']: s for s in found}
         for op in ('write', 'read'):
             check_bandwidths(docs[op], op, nbytes, found[op], overhead)
 
         slack = self.metadata_slack(nbytes)
-        steps.check_disk(found['write'], nbytes, 'IOR write', slack)
+        plausible.check_disk(found['write'], nbytes, 'IOR write', slack)
         if self.mode != 'direct':
             self.check_evictions(text, {'points': nbytes})
 
