@@ -23,7 +23,7 @@ from reframe.core.exceptions import SanityError
 from conftest import (ROOT, built_view, cases, needs_tools, reframe_cmd,
                       run_reframe)
 from iogap import resultsdb, runguard
-from iogap.core import plausible, scratch, steps
+from iogap.core import jobguard, plausible, steps
 from iogap.dd import stream
 from iogap.tools import own
 
@@ -169,7 +169,7 @@ def test_a_bad_run_report_is_one_line_at_every_entry_point(tmp_path, capsys,
 
 
 def guard_script(root):
-    return '\n'.join(['#!/bin/bash', *scratch.job_guard(
+    return '\n'.join(['#!/bin/bash', *jobguard.job_guard(
         str(root), 'T', io_lock=True), 'sleep 1.5'])
 
 

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from iogap.core import scratch
+from iogap.core import jobguard, scratch
 from iogap.errors import ScratchError
 
 
@@ -99,7 +99,7 @@ def test_small_free_space_is_shown_in_mib(mount):
 
 
 def guard(root, *commands, tag='T', watch_pid=None):
-    script = '\n'.join(['#!/bin/bash', *scratch.job_guard(
+    script = '\n'.join(['#!/bin/bash', *jobguard.job_guard(
         root, tag, watch_pid=watch_pid, io_lock=True), *commands])
     return subprocess.run(['bash', '-c', script], capture_output=True,
                           text=True, timeout=60)
@@ -111,7 +111,7 @@ def test_the_guard_makes_records_and_removes_the_directory(tmp_path):
     proc = guard(str(root), 'cat "$IOGAP_DIR/.owner"; touch "$IOGAP_DIR/f"')
     assert proc.returncode == 0, proc.stderr
     assert 'pid=' in proc.stdout and 'host=' in proc.stdout
-    [made] = scratch.scratch_dirs(proc.stdout)
+    [made] = jobguard.scratch_dirs(proc.stdout)
     assert not os.path.exists(made)
     assert sorted(os.listdir(root)) == [scratch.MARKER]
 
@@ -143,7 +143,7 @@ def test_a_failing_or_killed_step_still_cleans_up(tmp_path):
     proc = guard(str(root), 'dd if=/dev/zero of="$IOGAP_DIR/big" bs=1M '
                  'count=4 status=none', 'false', 'echo unreachable')
     assert proc.returncode == 1 and 'unreachable' not in proc.stdout
-    job = subprocess.Popen(['bash', '-c', '\n'.join(scratch.job_guard(
+    job = subprocess.Popen(['bash', '-c', '\n'.join(jobguard.job_guard(
         str(root), 'T', io_lock=True) + ['sleep 30'])],
         stdout=subprocess.PIPE, text=True, start_new_session=True)
     line = job.stdout.readline()
@@ -160,7 +160,7 @@ def test_the_job_ends_when_reframe_dies(tmp_path):
     root = tmp_path / 'root'
     root.mkdir()
     parent = subprocess.Popen(['sleep', '60'])
-    job = subprocess.Popen(['bash', '-c', '\n'.join(scratch.job_guard(
+    job = subprocess.Popen(['bash', '-c', '\n'.join(jobguard.job_guard(
         str(root), 'T', watch_pid=parent.pid) + ['sleep 60'])],
         stdout=subprocess.PIPE, text=True, start_new_session=True)
     job.stdout.readline()

@@ -16,7 +16,7 @@ from reframe.core.builtins import (fixture, run_after, run_before,
                                    variable)
 from reframe.core.exceptions import SanityError, SkipTestError
 
-from iogap.core import jobscript, scratch, steps
+from iogap.core import jobguard, jobscript, scratch, steps
 from iogap.core.cases import case_params, describe, runs_on, runtime_parts
 from iogap.core.ending import (ended_by_scheduler, exit_status, first_error,
                                time_limit)
@@ -159,7 +159,7 @@ class IogapTest(rfm.RunOnlyRegressionTest):
         (commands a user set on the command line go to set-up and
         tear-down).'''
         tag = re.sub(r'[^A-Za-z0-9_-]', '_', self.unique_name)
-        guard = scratch.job_guard(
+        guard = jobguard.job_guard(
             self.extra('scratch_root'), tag,
             watch_pid=os.getpid() if self.is_local else None,
             io_lock=self.is_local)
@@ -177,7 +177,7 @@ class IogapTest(rfm.RunOnlyRegressionTest):
             return
 
         root = os.path.realpath(self.extra('scratch_root'))
-        for path in scratch.scratch_dirs(self.read('stdout')):
+        for path in jobguard.scratch_dirs(self.read('stdout')):
             real = os.path.realpath(path)
             if (os.path.dirname(real) == root and os.path.basename(
                     real).startswith(scratch.DIR_PREFIX)):

@@ -1,0 +1,100 @@
+'''The scratch guard inside a job: shell lines that check the root where
+the job runs, make the test's own directory and remove it on any exit, end
+the job when reframe dies, and take the host's I/O lock of the root's
+device (the rules are :mod:`iogap.core.scratch`'s).'''
+
+import shlex
+
+from iogap.core.scratch import DIR_PREFIX, MARKER
+
+#: Where the host-wide I/O locks live, one per device (major:minor), the
+#: first writable of these: one I/O job at a time per device of this host
+IO_LOCK_DIRS = ('/run/lock', '/var/lock', '/tmp')
+
+
+def job_guard(root, tag, watch_pid=None, io_lock=False):
+    '''Shell lines that check the root inside the job, make the test's
+    directory, record its owner and remove it on any exit. ``watch_pid``
+    (reframe, for jobs on its host) ends the job when that process dies;
+    ``io_lock`` waits for other I/O jobs on the root's device.'''
+    lines = [
+        'set -o errexit -o pipefail',
+        f'iogap_root={shlex.quote(root)}',
+        'iogap_fail() { echo "iogap: $*" >&2; exit 3; }',
+        # A root missing on this node is made the suite's, as on the host
+        # reframe runs on, when its parent is there
+        'if [ ! -e "$iogap_root" ] && [ -d "$(dirname "$iogap_root")" ] && '
+        'mkdir -m 700 "$iogap_root" 2>/dev/null; then',
+        f'  : > "$iogap_root/{MARKER}"; echo "iogap: created scratch root '
+        f'$iogap_root, marked {MARKER} as the suite\'s" >&2',
+        'fi',
+        '[ -e "$iogap_root" ] || iogap_fail "scratch root $iogap_root does '
+        'not exist"',
+        '[ -d "$iogap_root" ] || iogap_fail "scratch root $iogap_root is not '
+        'a directory"',
+        '[ -O "$iogap_root" ] || iogap_fail "scratch root $iogap_root is not '
+        'yours"',
+        f'if [ ! -e "$iogap_root/{MARKER}" ]; then',
+        f'  [ -z "$(ls -A "$iogap_root" | grep -v -e "^{DIR_PREFIX}" -e '
+        f'"^\\.iogap-" -e "^lost+found$")" ] || iogap_fail "scratch root '
+        f'$iogap_root holds files that are not the suite\'s"',
+        f'  : > "$iogap_root/{MARKER}" 2>/dev/null || iogap_fail "scratch '
+        f'root $iogap_root is not writable"',
+        'fi',
+        f'IOGAP_DIR=$(mktemp -d "$iogap_root/{DIR_PREFIX}{tag}.XXXXXX") || '
+        'iogap_fail "cannot create a directory in $iogap_root"',
+        'iogap_watchdog=',
+    ]
+    if watch_pid:
+        # Started before any trap is set, so it never runs ours; our process
+        # group is the job's: end it all when reframe is gone
+        lines += [f'(while kill -0 {watch_pid} 2>/dev/null; do sleep 1; '
+                  'done; kill -TERM -- -$$ 2>/dev/null) >/dev/null 2>&1 &',
+                  'iogap_watchdog=$!']
+
+    lines += [
+        # errexit holds inside traps too: nothing here may fail
+        'trap \'rm -rf "$IOGAP_DIR"; [ -z "$iogap_watchdog" ] || '
+        'kill $iogap_watchdog 2>/dev/null || :; [ -z "${iogap_held:-}" ] || '
+        'echo "iogap-io-released: at=$(date +%s.%N)"\' EXIT',
+        "trap 'exit 143' TERM; trap 'exit 130' INT; trap 'exit 129' HUP",
+        'echo "host=$(uname -n) pid=$$ start=$(date +%s)" > '
+        '"$IOGAP_DIR/.owner"',
+        'echo "iogap-scratch: $IOGAP_DIR"',
+    ]
+    return lines + (io_lock_lines() if io_lock else [])
+
+
+def io_lock_lines():
+    '''Shell lines that take this host's I/O lock for the device the
+    scratch root lives on, whatever root or output a run uses, waiting with
+    a line naming the holder while another job has it.'''
+    return [
+        'iogap_dev=$((16#$(stat -c %D "$iogap_root")))',
+        'iogap_dev="$(( (iogap_dev >> 8) & 0xfff | (iogap_dev >> 32) & '
+        '~0xfff )):$(( iogap_dev & 0xff | (iogap_dev >> 12) & ~0xff ))"',
+        f'for iogap_lock in {" ".join(IO_LOCK_DIRS)}; do',
+        '  [ ! -w "$iogap_lock" ] || break',
+        'done',
+        'iogap_lock="$iogap_lock/iogap-io-$iogap_dev.lock"',
+        'exec 9>>"$iogap_lock" || iogap_fail "cannot open the I/O lock '
+        '$iogap_lock"',
+        'iogap_waited=$SECONDS',
+        'if ! flock -n 9; then',
+        '  echo "iogap: waiting for the I/O lock of device $iogap_dev '
+        '($iogap_root), held by $(cat "$iogap_lock.holder" 2>/dev/null || '
+        'echo another job)" >&2',
+        '  flock 9 || iogap_fail "cannot take the I/O lock $iogap_lock"',
+        'fi',
+        'iogap_held=1',
+        'echo "pid=$$ root=$iogap_root job=$PWD since=$(date +%FT%T)" > '
+        '"$iogap_lock.holder"',
+        'echo "iogap-io-lock: device=$iogap_dev lock=$iogap_lock '
+        'waited=$((SECONDS - iogap_waited))s at=$(date +%s.%N)"',
+    ]
+
+
+def scratch_dirs(text):
+    '''The test directories a job announced on its stdout.'''
+    return [line.split(' ', 1)[1] for line in text.splitlines()
+            if line.startswith('iogap-scratch: ')]
