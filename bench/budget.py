@@ -76,6 +76,14 @@ def universe(within):
     return found, cases.judgements(found)
 
 
+def first_night(db):
+    '''The night after the last one ``db`` recorded (0 without one): a
+    night's plan reads only the nights before it.'''
+    from iogap.plan import cost
+    ran = cost.nights_ran(db if os.path.exists(db) else None, 'minicluster')
+    return 1 + max((n for nights in ran.values() for n in nights), default=-1)
+
+
 def check(summaries, reports, found, judgements):
     '''Coverage, canaries, judgements' sides: what the plan promised.'''
     names = {c.unique: c.select for c in found.values()}
@@ -108,7 +116,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument('--nights', type=int, help='default: those the '
                         'first plan promises every case within')
-    parser.add_argument('--first', type=int, default=0)
+    parser.add_argument('--first', type=int, help='the first night\'s '
+                        'index; default: the night after the last one '
+                        '--history recorded, else 0')
     parser.add_argument('--wall', default='240s')
     parser.add_argument('--within', default='^(OSULatency|DDSingleStream)$')
     parser.add_argument('--canaries', default='RatioCheck@0')
@@ -123,8 +133,11 @@ def main():
     if args.history and not os.path.exists(db):
         os.makedirs(os.path.dirname(db), exist_ok=True)
         subprocess.run(['cp', '-p', args.history, db], check=True)
+    # The universe first: its variants numbered as the nights' runs number
+    # them, before anything else imports a check
+    found, judgements = universe(args.within)
     summaries, reports = [], []
-    night = args.first
+    night = args.first if args.first is not None else first_night(db)
     while True:
         s = plan(args, night, args.out)
         if not summaries:
@@ -152,7 +165,6 @@ def main():
               f'{ {x: results.count(x) for x in set(results)} }',
               flush=True)
         night += 1
-    found, judgements = universe(args.within)
     for line in check(summaries, reports, found, judgements):
         print(line)
 
