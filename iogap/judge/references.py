@@ -164,10 +164,8 @@ class File:
 
         fulls = variants(cls, params, partial)
         if not any(runs_on(cls, full, part) for full in fulls):
-            able = profile.Part(part.fullname, part.features | set(
-                part.extras['detectable_features']), part.extras,
-                part.num_cores, part.resources)
-            if not any(runs_on(cls, full, able) for full in fulls):
+            if not any(runs_on(cls, full, part.detectable())
+                       for full in fulls):
                 self.fail(where + ['params'], f'{entry["test"]} with '
                           f'{params or "its defaults"} is not generated on '
                           f'partition {entry["partition"]} (its features: '

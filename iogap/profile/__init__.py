@@ -39,6 +39,13 @@ class Part:
         self.extras, self.num_cores = extras, num_cores
         self.resources = set(resources)
 
+    def detectable(self):
+        '''This partition with the features its host may detect (extras
+        ``detectable_features``): what a reference may name here.'''
+        return Part(self.fullname, self.features | set(
+            self.extras.get('detectable_features', [])), self.extras,
+            self.num_cores, self.resources)
+
     @classmethod
     def of(cls, partition):
         '''From a ReFrame ``SystemPartition``.'''

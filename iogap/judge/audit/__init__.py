@@ -24,106 +24,22 @@ file whose judgements exceed the budget (``budget.yaml`` here, or the file's
 ``budget:``) unless they state why (``waiver:``).
 '''
 
-import fnmatch
 import math
 import os
 
 import yaml
 
-from iogap.core import registry
-from iogap.core.cases import runs_on
-from iogap.errors import ReferenceFileError
-from iogap.judge import schema
 from iogap.judge.audit import model
+from iogap.judge.audit.inputs import (  # noqa: F401 (the package's API)
+    Unknown, absolute_cases, direction, figure_noise, fit_points, side_params)
 
 with open(os.path.join(os.path.dirname(__file__), 'budget.yaml')) as _fp:
     #: The project's default budget (a file's ``budget:`` overrides it)
     BUDGET = yaml.safe_load(_fp)
 
 
-class Unknown(ReferenceFileError):
-    '''A judgement whose noise no entry or default gives.'''
-
-
 def budget(ref):
     return {**BUDGET, **(ref.data.get('budget') or {})}
-
-
-def figure_noise(ref, test, partition, params, var):
-    '''``(cv, source)`` of one figure of one case.'''
-    for entry in ref.data['absolute']:
-        cv = (entry.get('noise') or {}).get('cv')
-        if cv is not None and _matches(entry, test, partition, params) and \
-                entry['var'] == var:
-            return cv, entry['noise'].get('source') or entry['provenance']
-    for default in ref.data.get('noise') or []:
-        if _matches(default, test, partition, params) and \
-                fnmatch.fnmatchcase(var, default['var']):
-            return default['cv'], default['source']
-    raise Unknown(f'no noise known for {test} {var} on {partition} with '
-                  f'{params}: give the entry noise: {{cv: , source: }} or '
-                  f'a default under noise:')
-
-
-def _matches(item, test, partition, params):
-    given = item.get('params') or {}
-    return fnmatch.fnmatchcase(test, item.get('test', '*')) and \
-        item.get('partition', partition) == partition and \
-        all(params.get(k) == v for k, v in given.items())
-
-
-def _full(side):
-    return registry.full_params(registry.get(side['test']),
-                                side.get('params') or {})
-
-
-def _better(test, var):
-    return registry.get(test).figures.find(var).better
-
-
-def fit_points(ref, entry):
-    '''``(xs, [params])`` of the points a fit reads on its partition.'''
-    cls = registry.get(entry['test'])
-    part = able(ref, entry['partition'])
-    _, factor = schema.AXES[entry['over']]
-    points = []
-    for value in registry.param_values(cls, entry['over']):
-        params = registry.full_params(
-            cls, {**(entry.get('params') or {}), entry['over']: value})
-        if runs_on(cls, params, part):
-            points.append((value * factor, params))
-    return [x for x, _ in points], [p for _, p in points]
-
-
-def able(ref, partition):
-    '''A partition with the features its host may detect.'''
-    from iogap import profile
-    part = ref.partitions[partition]
-    return profile.Part(part.fullname, part.features | set(
-        part.extras.get('detectable_features', [])), part.extras,
-        part.num_cores, part.resources)
-
-
-def absolute_cases(ref):
-    '''``{id(entry): cases judged}``: the most specific entry wins a case.'''
-    from iogap.judge import references
-    winner = {}
-    for entry in ref.data['absolute']:
-        cls = registry.get(entry['test'])
-        part = able(ref, entry['partition'])
-        given = entry.get('params') or {}
-        for params in references.variants(cls, given, partial=True):
-            if not runs_on(cls, params, part):
-                continue
-            key = (entry['test'], entry['partition'],
-                   tuple(sorted(params.items())), entry['var'])
-            old = winner.get(key)
-            if old is None or len(given) >= len(old.get('params') or {}):
-                winner[key] = entry
-    counts = {}
-    for entry in winner.values():
-        counts[id(entry)] = counts.get(id(entry), 0) + 1
-    return counts
 
 
 class Row:
@@ -162,7 +78,7 @@ def _absolute(ref, i, entry, power, counts):
                   entry['provenance']) if 'cv' in noise else \
         figure_noise(ref, entry['test'], entry['partition'], full,
                      entry['var'])
-    better = _better(entry['test'], entry['var'])
+    better = direction(entry['test'], entry['var'])
     rate, det = model.lognormal(entry, noise.get('expected', entry['ref'][0]),
                           cv, [(entry['var'], better, 1)], power)
     name = f'{entry["test"]} {entry["partition"]} ' + ' '.join(
@@ -177,12 +93,12 @@ def _ratio(ref, i, entry, power, counts):
     if 'cv' in noise:
         s, source = noise['cv'], noise.get('source') or 'the entry'
     else:
-        found = [figure_noise(ref, e['test'], e['partition'], _full(e),
+        found = [figure_noise(ref, e['test'], e['partition'], side_params(e),
                               e['var']) for _, e in sides]
         s = math.hypot(*(cv for cv, _ in found))
         source = '; '.join(dict.fromkeys(src for _, src in found))
     labels = [(f'{e["var"]} {e["partition"]} ({side[:3]})',
-               _better(e['test'], e['var']), 1 if side[0] == 'n' else -1)
+               direction(e['test'], e['var']), 1 if side[0] == 'n' else -1)
               for side, e in sides]
     rate, det = model.lognormal(entry, noise.get('expected', entry['ref'][0]),
                           s, labels, power)
@@ -211,7 +127,7 @@ def _fit(ref, i, entry, power, counts):
         return Row('fits', i, entry, entry['name'], 0, max(cvs, default=0),
                    '; '.join(dict.fromkeys(sources)), 0.0, None)
     rate, det = model.simulated(entry, xs, noise.get('line') or (1.0, 0.0),
-                                cvs, _better(entry['test'], entry['var']),
+                                cvs, direction(entry['test'], entry['var']),
                                 power)
     return Row('fits', i, entry, entry['name'], 1, max(cvs), '; '.join(
         dict.fromkeys(sources)), rate, det)
