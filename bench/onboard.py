@@ -23,8 +23,9 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PLAIN = '(?=.*%core_spec=0)(?=.*%cpu_bind=default)(?=.*%darshan=off)'
-SELECT = (f'^DDSingleStream(?=.*%mode=direct){PLAIN}', f'^OSULatency{PLAIN}')
+PLAIN = '(?=.*%core_spec=0)(?=.*%cpu_bind=default)'
+SELECT = (f'^DDSingleStream(?=.*%mode=direct)(?=.*%darshan=off){PLAIN}',
+          f'^OSULatency{PLAIN}')
 
 
 def timed(what, cmd, cwd, env):
