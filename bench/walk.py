@@ -5,14 +5,15 @@ opens and the run hooks on the way, measured from the code.
 
 A case's files are its check module, the modules of every iogap class of
 its family (the check's bases), the iogap modules those import, and the
-project's own shell tools those modules name; its hooks are the run hooks
-of those classes.
+project's own job-side tools those modules name (and those tools name in
+turn); its hooks are the run hooks of those classes.
 '''
 
 import argparse
 import inspect
 import os
 import re
+import runpy
 import sys
 
 #: The three cases of docs/architecture.md: check module, family
@@ -38,14 +39,18 @@ def _imported(modules, root):
 
 
 def _shell_tools(files, root):
-    named = set()
+    '''The project's job-side tools (iogap/tools/own.py) named by the
+    modules ``files``, and those the named tools name in turn.'''
+    tools = runpy.run_path(os.path.join(root, _MANIFESTS[0]))['FILES']
     texts = [open(os.path.join(root, f)).read() for f in files
              if f.endswith('.py') and f not in _MANIFESTS]
-    for sub, _, names in os.walk(os.path.join(root, 'iogap')):
-        named.update(os.path.relpath(os.path.join(sub, n), root)
-                     for n in names if n.endswith('.sh') and
-                     any(re.search(rf"[/'\"]{re.escape(n)}['\"]", text)
-                         for text in texts))
+    named, fresh = set(), texts
+    while fresh:
+        found = {path for name, path in tools.items() if path not in named
+                 and any(re.search(rf"[/'\"]{re.escape(name)}['\"]", text)
+                         for text in fresh)}
+        named |= found
+        fresh = [open(os.path.join(root, path)).read() for path in found]
     return named
 
 

@@ -4,11 +4,11 @@ striping, process affinity on an under-packed node and CPU clocks.'''
 
 import reframe as rfm
 
-from iogap.pio import affinity, collective, ior, mdtest
+from iogap.pio import affinity, collective, iorbench, mdtest
 
 
 @rfm.simple_test
-class IORBench(ior.IORBench):
+class IORBench(iorbench.IORBench):
     pass
 
 
@@ -27,7 +27,7 @@ class IORAffinity(affinity.IORAffinity):
     pass
 
 
-class IORFrequencySweep(ior.IORFrequencySweep):
+class IORFrequencySweep(iorbench.IORFrequencySweep):
     pass
 
 

@@ -7,7 +7,7 @@ import pytest
 from reframe.core.exceptions import SanityError
 
 from iogap.core import placement, plausible, steps
-from iogap.dd.stream import block_bytes, dd_record
+from iogap.dd.parse import block_bytes, dd_record
 from iogap.errors import IogapError
 
 MiB = 2**20

@@ -14,19 +14,17 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import (fixture, run_after, run_before,
                                    variable)
-from reframe.core.exceptions import SanityError, SkipTestError
 
 from iogap.core import jobguard, jobscript, scratch, steps
 from iogap.core.cases import case_params, describe, runs_on, runtime_parts
-from iogap.core.ending import (ended_by_scheduler, exit_status, first_error,
-                               time_limit)
+from iogap.core.ending import JobEnding, time_limit
 from iogap.errors import ScratchError
 from iogap.tools import own
 from iogap.tools.provider import find_tool
 from iogap.tools.toolstack import ToolStack
 
 
-class IogapTest(rfm.RunOnlyRegressionTest):
+class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
     '''Undecorated base: site data comes from the partition's extras.
 
     Which partitions a case runs on is declared, not generated and then
@@ -182,42 +180,6 @@ class IogapTest(rfm.RunOnlyRegressionTest):
             if (os.path.dirname(real) == root and os.path.basename(
                     real).startswith(scratch.DIR_PREFIX)):
                 shutil.rmtree(real, ignore_errors=True)
-
-    def read(self, stream):
-        '''The text of the job's ``stdout``, ``stderr`` or a stage file.'''
-        name = {'stdout': self.stdout, 'stderr': self.stderr}.get(stream,
-                                                                   stream)
-        path = os.path.join(self.stagedir, sn.evaluate(name))
-        try:
-            with open(path, errors='replace') as fp:
-                return fp.read()
-        except FileNotFoundError:
-            return ''
-
-    def measured_output(self, tool):
-        '''Sanity: the job's stdout, once the job neither declined to
-        measure (``iogap-skip:``, a skip with its reason) nor failed.'''
-        text = self.read('stdout')
-        reason = steps.skip_reason(text)
-        if reason:
-            raise SkipTestError(reason)
-
-        self.assert_exit_ok(tool)
-        return text
-
-    def assert_exit_ok(self, tool):
-        '''Sanity: the job exited 0; otherwise say how it ended and quote
-        the first error line the tool or the guard printed.'''
-        # Tools run as labelled steps print their errors on stdout
-        text = self.read('stderr') + self.read('stdout')
-        ended = ended_by_scheduler(self.job)
-        if ended:
-            raise SanityError(f'{ended}: {first_error(text, tool)}')
-
-        code = self.job.exitcode
-        if code != 0:
-            raise SanityError(f'{tool} {exit_status(code)}: '
-                              f'{first_error(text, tool)}')
 
     def report(self, figures):
         '''Sanity's last step: ``figures`` (``{name: (value, unit)}``)

@@ -1,9 +1,17 @@
 '''How a job ends: its default time limit, and in words how it ended
 (the scheduler's state, a signal, an exit code) with the first error line
-its output holds.'''
+its output holds; the job's output as the sanity of every family reads it
+(:class:`JobEnding`).'''
 
+import os
 import re
 import signal
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.exceptions import SanityError, SkipTestError
+
+from iogap.core import steps
 
 #: The slowest rate a working scratch file system is taken to sustain
 #: (bytes/s), and what a job spends beyond its I/O (seconds): start-up,
@@ -63,3 +71,43 @@ def first_error(text, tool):
             return line.strip()
 
     return 'no error message in the job\'s output'
+
+
+class JobEnding(rfm.RegressionTestPlugin):
+    '''The job's output, and whether it ended well enough to measure.'''
+
+    def read(self, stream):
+        '''The text of the job's ``stdout``, ``stderr`` or a stage file.'''
+        name = {'stdout': self.stdout, 'stderr': self.stderr}.get(stream,
+                                                                   stream)
+        path = os.path.join(self.stagedir, sn.evaluate(name))
+        try:
+            with open(path, errors='replace') as fp:
+                return fp.read()
+        except FileNotFoundError:
+            return ''
+
+    def measured_output(self, tool):
+        '''Sanity: the job's stdout, once the job neither declined to
+        measure (``iogap-skip:``, a skip with its reason) nor failed.'''
+        text = self.read('stdout')
+        reason = steps.skip_reason(text)
+        if reason:
+            raise SkipTestError(reason)
+
+        self.assert_exit_ok(tool)
+        return text
+
+    def assert_exit_ok(self, tool):
+        '''Sanity: the job exited 0; otherwise say how it ended and quote
+        the first error line the tool or the guard printed.'''
+        # Tools run as labelled steps print their errors on stdout
+        text = self.read('stderr') + self.read('stdout')
+        ended = ended_by_scheduler(self.job)
+        if ended:
+            raise SanityError(f'{ended}: {first_error(text, tool)}')
+
+        code = self.job.exitcode
+        if code != 0:
+            raise SanityError(f'{tool} {exit_status(code)}: '
+                              f'{first_error(text, tool)}')

@@ -3,6 +3,10 @@
 # it writes, followed by the bytes it left on disk; eviction reports what
 # stayed cached. The Python side reads these lines (iogap.core.steps).
 
+# The directory of the project's own tools: this file's
+iogap_tools=${BASH_SOURCE[0]%/*}
+[[ $iogap_tools != "${BASH_SOURCE[0]}" ]] || iogap_tools=.
+
 # The harness's clock: bash's $EPOCHREALTIME (microseconds, read with no
 # process started; date without it) checked against the kernel's monotonic
 # /proc/uptime. A step during which the two disagree by more than 20 ms
@@ -129,6 +133,17 @@ iogap_elapsed() {
             print "iogap: the wall clock moved by " s - m " s during the " \
                 "step: timed by the monotonic clock" > "/dev/stderr"; s = m }
         printf "%.6f", s}'
+}
+
+# iogap_traced QUANTUM COMMAND...: run COMMAND with its bytes traced as they
+# move (iotrace.py: iogap-rank-io:); untraced on a node without python3
+iogap_traced() {
+    if command -v python3 >/dev/null; then
+        python3 "$iogap_tools/iotrace.py" "$@"
+    else
+        echo "iogap-rank-io: none (no python3 on $HOSTNAME)"
+        "${@:2}"
+    fi
 }
 
 # iogap_run FIELD=VALUE... -- COMMAND...: label, run and time one step

@@ -45,6 +45,7 @@ _IO = re.compile(r'^iogap-io: device_read=(\d+|na) device_written=(\d+|na) '
 _DEVICE = re.compile(r'^iogap-device: (\S+) (\d+:\d+) (\S+)\s*$', re.M)
 _RANK_TIME = re.compile(r'^iogap-rank-time: seconds=([0-9.]+)' + _LOAD, re.M)
 _SKIP = re.compile(r'^iogap-skip: (.*)$', re.M)
+_TRACE = re.compile(r'^iogap-rank-io:((?: \d+:\d+)+)\s*$', re.M)
 
 
 class Step:
@@ -76,6 +77,14 @@ class Step:
         if not found or any(w in ('', 'na') for _, w, _ in found):
             return None
         return max(float(w) for _, w, _ in found)
+
+    @property
+    def traces(self):
+        '''Each rank's trace of its bytes (``iogap-rank-io``): ``[(seconds,
+        bytes)]`` from its first sample, the last at the tool's exit.'''
+        return [[(int(t) / 1e6, int(b)) for t, b in
+                 (point.split(':') for point in line.split())]
+                for line in _TRACE.findall(self.text)]
 
     @property
     def cpu(self):
@@ -129,10 +138,13 @@ def run(command, **labels):
     return f'iogap_run {words} -- {command}'
 
 
-def ranked(command, tools='.'):
+def ranked(command, tools='.', trace=None):
     '''``command`` as each rank runs it: timed in the rank, by the wrapper
-    among the project's own tools in ``tools``.'''
-    return f'{shlex.quote(tools + "/" + os.path.basename(RANKED))} {command}'
+    among the project's own tools in ``tools``; with ``trace`` (bytes), its
+    bytes traced as they move, a sample kept every ``trace`` bytes.'''
+    wrapper = shlex.quote(tools + "/" + os.path.basename(RANKED))
+    traced = f' --trace {int(trace)}' if trace else ''
+    return f'{wrapper}{traced} {command}'
 
 
 def source(tools='.'):

@@ -3,9 +3,10 @@
 Core specialization (``--core-spec``, the study's ``#SBATCH -S 4``),
 process affinity (``srun --cpu-bind=cores -c N``, ``mpirun --bind-to
 core``), user-memory placement (``numactl -m`` on flat-mode nodes) and
-Lustre striping (``lfs setstripe``). A variant that needs a partition
-feature is only generated where the feature is. What each task really got
-is read inside the job (:mod:`iogap.core.placement`) and checked.
+fixed CPU clocks; Lustre striping is :mod:`iogap.core.striping`. A variant
+that needs a partition feature is only generated where the feature is.
+What each task really got is read inside the job
+(:mod:`iogap.core.placement`) and checked.
 '''
 
 import re
@@ -153,39 +154,6 @@ class CpuClock(rfm.RegressionTestPlugin):
         '''Sanity: the clock each rank's probe read is the one asked for.'''
         self.note(placement.check_clock(placement.parse(text),
                                         self.cpu_freq))
-
-
-class LustreStriping(rfm.RegressionTestPlugin):
-    #: Lustre striping of the test directory: the file system's default,
-    #: or the partition's extras['lustre_stripes'][layout] count and size
-    striping = parameter(['default', 'tuned'])
-
-    CONSTRAINTS = (feature('lustre', when=lambda p: p['striping'] == 'tuned'),)
-
-    def stripe_commands(self, layout):
-        if self.striping == 'default':
-            return []
-
-        conf = self.extra('lustre_stripes')[layout]
-        if size_bytes(conf['size']) % 65536:
-            raise IogapError(f'Lustre stripe size {conf["size"]} is not a '
-                             f'multiple of 64 KiB')
-
-        self.stripe_count = int(conf['count'])
-        self.note(f'stripe={conf["count"]}x{conf["size"]}')
-        return [f'lfs setstripe -c {conf["count"]} -S {conf["size"]} '
-                f'"$IOGAP_DIR"', 'lfs getstripe -d "$IOGAP_DIR"']
-
-    def check_striping(self, stdout):
-        '''Sanity: the directory got the stripe count asked for.'''
-        if self.striping == 'default':
-            return
-
-        m = re.search(r'stripe_count:\s*(-?\d+)', stdout)
-        if not m or int(m.group(1)) != self.stripe_count:
-            raise SanityError(f'lfs setstripe -c {self.stripe_count} did not '
-                              f'apply: lfs getstripe printed '
-                              f'{m.group(0) if m else "no stripe_count"}')
 
 
 #: Binary units in any case, as IOR, fio, Lustre and ROMIO read them

@@ -11,16 +11,18 @@
 #                [--evict drop_caches|fadvise|none] [--odirect-probe]
 #                [--darshan LIBDARSHAN]   (one log per step in ./darshan)
 #                [--calibrations N]       (dd runs that move nothing, 5)
+#                [--trace QUANTUM]        (every dd's bytes traced)
 set -o errexit -o pipefail
 . "$(dirname "$0")/job.sh"
 
-reads=3 evict=none wflags= rflags= probe= darshan= calibrations=5
+reads=3 evict=none wflags= rflags= probe= darshan= calibrations=5 traced=()
 while [ $# -gt 0 ]; do
     case $1 in
         --dd) dd=$2 ;; --file) file=$2 ;; --bs) bs=$2 ;; --count) count=$2 ;;
         --reps) reps=$2 ;; --reads) reads=$2 ;; --evict) evict=$2 ;;
         --write-flags) wflags=$2 ;; --read-flags) rflags=$2 ;;
         --darshan) darshan=$2 ;; --calibrations) calibrations=$2 ;;
+        --trace) traced=(iogap_traced "$2") ;;
         --odirect-probe) probe=yes; shift; continue ;;
         *) echo "dd-stream: unknown option $1" >&2; exit 2 ;;
     esac
@@ -32,14 +34,14 @@ done
 sh "$(dirname "$0")/rank-probe.sh"
 [ -z "$probe" ] || iogap_odirect "$dd" "$file" "$bs"
 
-# dd, with darshan-runtime preloaded in its non-MPI mode when asked (its
-# log in LOG)
+# dd LOG ARGS..., traced when asked, with darshan-runtime preloaded in its
+# non-MPI mode when asked (its log in LOG)
 measured_dd() {
     if [ -n "$darshan" ]; then
-        env LD_PRELOAD="$darshan" DARSHAN_ENABLE_NONMPI=1 \
+        "${traced[@]}" env LD_PRELOAD="$darshan" DARSHAN_ENABLE_NONMPI=1 \
             DARSHAN_LOGFILE="$1" "$dd" "${@:2}"
     else
-        "$dd" "${@:2}"
+        "${traced[@]}" "$dd" "${@:2}"
     fi
 }
 
@@ -53,8 +55,8 @@ rm -f "$file.calib" "$file.calib.darshan"
 for rep in $(seq 1 "$reps"); do
     # What dd moves with no device at all: the speed a read served from
     # memory can approach, against which a device's speed is told apart
-    iogap_run op=memory rep="$rep" -- "$dd" if=/dev/zero of=/dev/null \
-        bs="$bs" count="$count" 2>&1
+    iogap_run op=memory rep="$rep" -- "${traced[@]}" "$dd" if=/dev/zero \
+        of=/dev/null bs="$bs" count="$count" 2>&1
     # Each write starts clean: no dirty pages of the last one
     rm -f "$file"
     sync

@@ -9,21 +9,19 @@ seconds it reports (not its rounded rate), in MB/s (10^6) like the study,
 and each figure must agree with the harness's own clock and byte count.
 '''
 
-import re
 import statistics
 
 from reframe.core.builtins import (parameter, run_after,
                                    sanity_function, variable)
-from reframe.core.exceptions import SanityError, SkipTestError
+from reframe.core.exceptions import SkipTestError
 
-from iogap.core import placement, plausible, registry, stats, steps
-from iogap.core import darshan
+from iogap.core import darshan, placement, plausible, registry, stats, steps
 from iogap.core.base import IogapTest
 from iogap.core.figures import Figures
 from iogap.core.pagecache import PageCacheEviction
-from iogap.core.variants import (DD_UNITS, CoreSpec, CpuBind,
-                                 MemoryPlacement, size_bytes)
+from iogap.core.variants import CoreSpec, CpuBind, MemoryPlacement
 from iogap.dd import mechanism
+from iogap.dd.parse import block_bytes, check_steps, dd_record
 from iogap.dd.figures import BW, BW_SPREAD, MEMORY_BW, PASS_BW
 from iogap.errors import IogapError
 
@@ -35,47 +33,6 @@ MODE_FLAGS = {
     'direct': ('oflag=direct', 'iflag=direct'),
 }
 
-
-_RECORD = re.compile(r'^(\d+) bytes\b.*\bcopied, ([0-9.]+(?:e[-+]?\d+)?) s\b',
-                     re.M)
-def block_bytes(size):
-    '''Bytes in a dd size such as ``1M``; a bad size is a clear error.'''
-    return size_bytes(size, 'dd block size', DD_UNITS)
-
-
-def dd_record(step):
-    '''``(bytes, seconds)`` from dd's summary in a step, or ``None``.'''
-    m = _RECORD.search(step.text)
-    return (int(m.group(1)), float(m.group(2))) if m else None
-
-
-def check_steps(text, file_bytes, expected):
-    '''``(steps, overhead)``: the ``expected`` dd steps of a job's
-    output, each whole, on disk after a write, and plausible by the
-    harness's clock less its calibrated start-up.'''
-    overhead, found = plausible.calibration(
-        steps.parse(text), lambda s: (dd_record(s) or (0, 0.0))[1])
-    if len(found) != expected:
-        raise SanityError(f'expected {expected} dd runs, found {len(found)}')
-
-    for step in found:
-        what = f'dd {step["op"]} (repetition {step["rep"]})'
-        record = dd_record(step)
-        if record is None:
-            raise SanityError(f'{what} printed no summary')
-        if record[0] != file_bytes:
-            raise SanityError(f'{what} moved {record[0]} bytes, expected '
-                              f'{file_bytes}')
-        if record[1] <= 0:
-            raise SanityError(f'{what} reported {record[1]} s: too fast to '
-                              f'time')
-
-        plausible.check_clock(record[1], step.seconds, what, overhead,
-                              file_bytes, step.waited, step.cpu)
-        if step['op'] == 'write':
-            plausible.check_disk(step, file_bytes, what)
-
-    return found, overhead
 
 
 @registry.family
@@ -131,6 +88,7 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
             '--bs', self.block_size, '--count', str(self.count),
             '--reps', str(self.repetitions), '--reads', str(self.reads),
             '--calibrations', str(plausible.CALIBRATIONS),
+            '--trace', str(plausible.trace_quantum(2 * self.file_bytes)),
             '--evict', evict, *(['--write-flags', write] if write else []),
             *(['--read-flags', read] if read else []),
             *(['--odirect-probe'] if self.mode == 'direct' else []),

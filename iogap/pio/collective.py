@@ -15,7 +15,8 @@ from reframe.core.builtins import parameter, run_before, variable
 from iogap import profile
 from iogap.core import placement, registry
 from iogap.core.cases import feature
-from iogap.core.variants import LustreStriping, size_bytes
+from iogap.core.striping import LustreStriping
+from iogap.core.variants import size_bytes
 from iogap.pio import hints
 from iogap.pio.base import node_sweep, ppn_sweep
 from iogap.pio.ior import IORBase
@@ -73,6 +74,10 @@ class IORCollective(IORBase, LustreStriping):
                                             self.cb_nodes())
             self.note(f'aggregators={where}')
         return text
+
+    def shares_equally(self):
+        '''Collective buffering moves the data through aggregators.'''
+        return self.io == 'independent'
 
     def cb_nodes(self):
         '''Aggregators asked for: one per node on a collective case over

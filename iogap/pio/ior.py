@@ -13,18 +13,16 @@ per task) measure.
 
 import re
 
-from reframe.core.builtins import (parameter, run_after, run_before,
-                                   sanity_function, variable)
-from reframe.core.exceptions import SanityError, SkipTestError
+from reframe.core.builtins import (run_after, run_before, sanity_function,
+                                   variable)
+from reframe.core.exceptions import SkipTestError
 
-from iogap.core import darshan, plausible, registry, steps
-from iogap.core.cases import feature
+from iogap.core import darshan, plausible, steps
 from iogap.core.figures import Figures
 from iogap.core.pagecache import PageCacheEviction
-from iogap.core.variants import CpuClock
 from iogap.pio import parse
 from iogap.pio.figures import BW, BW_SPREAD, IOPS, TIME
-from iogap.pio.base import ParallelIOTest, Sweep
+from iogap.pio.base import ParallelIOTest
 
 #: Read passes: the first is read-once, all three read-3x
 READ_PASSES = 3
@@ -33,31 +31,8 @@ READ_PASSES = 3
 #: per task): fewer than dd's, a launch costs a second on a loaded node
 CALIBRATIONS = 3
 
+
 _TOTAL_TIME = re.compile(r'"totalTime": ([0-9.]+)')
-
-
-
-def check_bandwidths(doc, access, nbytes, step, overhead):
-    '''Sanity: every bandwidth IOR reports for ``access`` (each
-    iteration's, and the summary's mean, least and most) agrees with the
-    others and, summed as time, with the harness's clock.'''
-    results = [r for t in doc['tests'] for r in t['Results']
-               if r.get('access') == access]
-    samples = [r['bwMiB'] for r in results]
-    if not samples or min(samples) <= 0:
-        raise SanityError(f'IOR {access} reported bandwidths {samples}')
-    claimed = sum(nbytes / (bw * 2**20) for bw in samples)
-    # Ranks busy-poll in MPI: their CPU time is no bound on IOR's own
-    plausible.check_clock(claimed, step.seconds, f'IOR {access}', overhead,
-                      nbytes * len(samples), step.waited,
-                      tolerance=plausible.LAUNCHED_TOLERANCE)
-    [row] = [r for r in doc['summary'] if r.get('operation') == access]
-    told = {'bwMeanMIB': sum(samples) / len(samples),
-            'bwMaxMIB': max(samples), 'bwMinMIB': min(samples)}
-    for key, want in told.items():
-        if abs(row[key] - want) > 0.01 * want + 0.01:
-            raise SanityError(f'IOR {access} summary {key} = {row[key]} '
-                              f'MiB/s, but its iterations say {want:.2f}')
 
 
 class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
@@ -94,11 +69,19 @@ class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
                                                  READ_PASSES)
         self.dd = self.tool('dd')
         self.ior = self.tool('ior')     # last: IOR's provider logged
-        self.executable = steps.ranked(' '.join([*self.darshan_env('write'),
-                                                 self.ior]), self.own_tools)
+        self.executable = self.ranked(*self.darshan_env('write'), self.ior)
         self.executable_opts = self.ior_options(
             '-w -k', f'-i {self.repetitions}',
             *(['-e'] if self.mode == 'fsync' else []), 'ior_write.json')
+
+    def ranked(self, *command):
+        '''``command`` as each rank runs it: timed, and its bytes traced.'''
+        return steps.ranked(' '.join(command), self.own_tools,
+                            trace=plausible.trace_quantum(self.block_bytes))
+
+    def shares_equally(self):
+        '''Whether every rank moves its own block (no aggregators).'''
+        return True
 
     def api_options(self):
         return [f'-a {self.api}', *(['-F'] if self.layout == 'fpp' else []),
@@ -114,13 +97,13 @@ class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
     @run_before('run')
     def write_then_read(self):
         job, launch = self.job_sections, self.launch_prefix()
-        calibrate = ' '.join([*self.darshan_env('calibrate'), self.ior,
-                              *self.api_options(), '-w -G 4242',
-                              f'-b {self.transfer_size} -t '
-                              f'{self.transfer_size}',
-                              '-o "$IOGAP_DIR/calib.dat"',
-                              '-O summaryFormat=JSON'])
-        job.step(f'{launch} {steps.ranked(calibrate, self.own_tools)}',
+        calibrate = self.ranked(*self.darshan_env('calibrate'), self.ior,
+                                *self.api_options(), '-w -G 4242',
+                                f'-b {self.transfer_size} -t '
+                                f'{self.transfer_size}',
+                                '-o "$IOGAP_DIR/calib.dat"',
+                                '-O summaryFormat=JSON')
+        job.step(f'{launch} {calibrate}',
                  repeat=CALIBRATIONS, step='calibrate').after.append(
                      'rm -f "$IOGAP_DIR"/calib.dat*')
         if self.mode == 'direct':
@@ -132,11 +115,11 @@ class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
         verify = ' '.join([self.ior, *self.ior_options(
             '-R -C -k', '-i 1', 'verify.json')])
         job.step(f'{launch} {verify}', step='verify')
-        read = ' '.join([*self.darshan_env('read'), self.ior,
-                         *self.ior_options('-r -R -C -k', f'-i {READ_PASSES}',
-                                           'ior_read.json')])
-        read = job.step(f'{launch} {steps.ranked(read, self.own_tools)}',
-                        step='read')
+        read = self.ranked(*self.darshan_env('read'), self.ior,
+                           *self.ior_options('-r -R -C -k',
+                                             f'-i {READ_PASSES}',
+                                             'ior_read.json'))
+        read = job.step(f'{launch} {read}', step='read')
         evicting = self.mode != 'direct'
         if evicting:
             read.prepare.append(f'iogap_evict points {self.evict} {self.dd} '
@@ -160,7 +143,9 @@ class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
             lambda s: sum(float(t) for t in _TOTAL_TIME.findall(s.text)))
         found = {s['step']: s for s in found}
         for op in ('write', 'read'):
-            check_bandwidths(docs[op], op, nbytes, found[op], overhead)
+            parse.check_bandwidths(docs[op], op, nbytes, found[op],
+                                   overhead, self.block_bytes,
+                                   not self.shares_equally())
 
         slack = self.metadata_slack(nbytes)
         plausible.check_disk(found['write'], nbytes, 'IOR write', slack)
@@ -210,54 +195,3 @@ class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
         })
         return {name: (value, self.figures.find(name).unit)
                 for name, value in found.items()}
-
-
-@registry.family
-class IORBench(IORBase, Sweep):
-    '''IOR over file layout, API and I/O mode at one point of the sweep;
-    MPI-IO and HDF5 use independent I/O here. IOR 4.0.0 does O_DIRECT only
-    through its POSIX backend (it silently ignores ``--posix.odirect``
-    elsewhere), so direct cases of the other APIs are never generated.'''
-
-    #: File per process (``-F``) or one single shared file
-    layout = parameter(['fpp', 'ssf'])
-
-    #: IOR backend (``-a``)
-    api = parameter(['POSIX', 'MPIIO', 'HDF5'])
-
-    #: Page cache (buffered), fsync at close (``-e``) or O_DIRECT
-    mode = parameter(['buffered', 'fsync', 'direct'])
-
-    # The sweep is the study's scaling figure: core specialization and
-    # striping are studied where they were measured (IORCollective)
-    core_spec = parameter(inherit_params=True, filter_params=lambda p: p[:1])
-
-    CONSTRAINTS = (
-        feature('hdf5', when=lambda p: p['api'] == 'HDF5'),
-        feature('odirect', when=lambda p: p['mode'] == 'direct'),
-        lambda p, part: p['mode'] != 'direct' or p['api'] == 'POSIX',
-    )
-
-
-@registry.family
-class IORFrequencySweep(IORBench, CpuClock):
-    '''One process writing and reading a shared file through parallel HDF5
-    at one CPU clock: the study's HDF5 sweep (r² 0.89 on Haswell, 0.96 on
-    KNL; Haswell/KNL 1.83 at the same clock).'''
-
-    layout = parameter(inherit_params=True, filter_params=lambda p: ['ssf'])
-    api = parameter(inherit_params=True, filter_params=lambda p: ['HDF5'])
-    mode = parameter(inherit_params=True,
-                     filter_params=lambda p: ['buffered'])
-    num_nodes = parameter(inherit_params=True,
-                          filter_params=lambda p: [n for n in p if n == 1])
-    procs_per_node = parameter(inherit_params=True,
-                               filter_params=lambda p: [n for n in p
-                                                        if n == 1])
-    cpu_bind = parameter(inherit_params=True, filter_params=lambda p: p[:1])
-    darshan = parameter(inherit_params=True, filter_params=lambda p: p[:1])
-
-    def check_run(self):
-        text = super().check_run()
-        self.check_clock(text)
-        return text

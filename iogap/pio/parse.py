@@ -13,7 +13,7 @@ import re
 
 from reframe.core.exceptions import SanityError
 
-from iogap.core import steps
+from iogap.core import plausible, steps
 from iogap.core.variants import size_bytes
 from iogap.errors import IogapError
 from iogap.pio.figures import MDTEST_OPS
@@ -120,3 +120,28 @@ def mdtest_runs(text):
                         run[op] = float(m.group(3))
 
     return runs
+
+
+def check_bandwidths(doc, access, nbytes, step, overhead, block,
+                     last_only=False):
+    '''Sanity: every bandwidth IOR reports for ``access`` (each
+    iteration's, and the summary's mean, least and most) agrees with the
+    others, summed as time with the harness's clock, and each as time with
+    the stretch of the ranks' traces in which they moved its ``block``
+    bytes (``last_only``: see :func:`plausible.check_traced`).'''
+    results = [r for t in doc['tests'] for r in t['Results']
+               if r.get('access') == access]
+    samples = [r['bwMiB'] for r in results]
+    if not samples or min(samples) <= 0:
+        raise SanityError(f'IOR {access} reported bandwidths {samples}')
+    # Ranks busy-poll in MPI: their CPU time is no bound on IOR's own
+    plausible.check_step([nbytes / (bw * 2**20) for bw in samples], step,
+                         f'IOR {access}', overhead, nbytes, block, last_only,
+                         plausible.LAUNCHED_TOLERANCE, in_shell=False)
+    [row] = [r for r in doc['summary'] if r.get('operation') == access]
+    told = {'bwMeanMIB': sum(samples) / len(samples),
+            'bwMaxMIB': max(samples), 'bwMinMIB': min(samples)}
+    for key, want in told.items():
+        if abs(row[key] - want) > 0.01 * want + 0.01:
+            raise SanityError(f'IOR {access} summary {key} = {row[key]} '
+                              f'MiB/s, but its iterations say {want:.2f}')

@@ -18,12 +18,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 SUBDIR = 'libexec/iogap'
 
 #: Installed name -> source in the checkout. The dd driver sources job.sh
-#: and runs rank-probe.sh from its own directory.
+#: and runs rank-probe.sh from its own directory; ranked.sh sources job.sh
+#: and runs iotrace.py from its own.
 FILES = {
     'dd-stream.sh': 'iogap/dd/dd-stream.sh',
     'job.sh': 'iogap/core/job.sh',
     'rank-probe.sh': 'iogap/core/rank-probe.sh',
     'ranked.sh': 'iogap/core/ranked.sh',
+    'iotrace.py': 'iogap/core/iotrace.py',
 }
 
 

@@ -1,0 +1,55 @@
+'''dd's own output read and held to the harness: the bytes and seconds of
+its summary line, and every step of a stream whole, plausible against the
+step's trace and clock, and on disk after a write.'''
+
+import re
+
+from reframe.core.exceptions import SanityError
+
+from iogap.core import plausible, steps
+from iogap.core.variants import DD_UNITS, size_bytes
+
+#: dd's summary: the bytes it copied and the seconds it took
+_RECORD = re.compile(r'^(\d+) bytes\b.*\bcopied, ([0-9.]+(?:e[-+]?\d+)?) s\b',
+                     re.M)
+
+
+def block_bytes(size):
+    '''Bytes in a dd size such as ``1M``; a bad size is a clear error.'''
+    return size_bytes(size, 'dd block size', DD_UNITS)
+
+
+def dd_record(step):
+    '''``(bytes, seconds)`` from dd's summary in a step, or ``None``.'''
+    m = _RECORD.search(step.text)
+    return (int(m.group(1)), float(m.group(2))) if m else None
+
+
+def check_steps(text, file_bytes, expected):
+    '''``(steps, overhead)``: the ``expected`` dd steps of a job's
+    output, each whole, on disk after a write, and plausible by the
+    harness's clock less its calibrated start-up.'''
+    overhead, found = plausible.calibration(
+        steps.parse(text), lambda s: (dd_record(s) or (0, 0.0))[1])
+    if len(found) != expected:
+        raise SanityError(f'expected {expected} dd runs, found {len(found)}')
+
+    for step in found:
+        what = f'dd {step["op"]} (repetition {step["rep"]})'
+        record = dd_record(step)
+        if record is None:
+            raise SanityError(f'{what} printed no summary')
+        if record[0] != file_bytes:
+            raise SanityError(f'{what} moved {record[0]} bytes, expected '
+                              f'{file_bytes}')
+        if record[1] <= 0:
+            raise SanityError(f'{what} reported {record[1]} s: too fast to '
+                              f'time')
+
+        # A trace counts what dd reads and what it writes
+        plausible.check_step([record[1]], step, what, overhead, file_bytes,
+                             2 * file_bytes)
+        if step['op'] == 'write':
+            plausible.check_disk(step, file_bytes, what)
+
+    return found, overhead

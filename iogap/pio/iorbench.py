@@ -1,0 +1,61 @@
+'''The IOR sweep: bandwidth over file layout, API and I/O mode at each
+point of nodes x processes per node, and the study's HDF5 clock sweep.'''
+
+from reframe.core.builtins import parameter
+
+from iogap.core import registry
+from iogap.core.cases import feature
+from iogap.core.variants import CpuClock
+from iogap.pio.base import Sweep
+from iogap.pio.ior import IORBase
+
+
+@registry.family
+class IORBench(IORBase, Sweep):
+    '''IOR over file layout, API and I/O mode at one point of the sweep;
+    MPI-IO and HDF5 use independent I/O here. IOR 4.0.0 does O_DIRECT only
+    through its POSIX backend (it silently ignores ``--posix.odirect``
+    elsewhere), so direct cases of the other APIs are never generated.'''
+
+    #: File per process (``-F``) or one single shared file
+    layout = parameter(['fpp', 'ssf'])
+
+    #: IOR backend (``-a``)
+    api = parameter(['POSIX', 'MPIIO', 'HDF5'])
+
+    #: Page cache (buffered), fsync at close (``-e``) or O_DIRECT
+    mode = parameter(['buffered', 'fsync', 'direct'])
+
+    # The sweep is the study's scaling figure: core specialization and
+    # striping are studied where they were measured (IORCollective)
+    core_spec = parameter(inherit_params=True, filter_params=lambda p: p[:1])
+
+    CONSTRAINTS = (
+        feature('hdf5', when=lambda p: p['api'] == 'HDF5'),
+        feature('odirect', when=lambda p: p['mode'] == 'direct'),
+        lambda p, part: p['mode'] != 'direct' or p['api'] == 'POSIX',
+    )
+
+
+@registry.family
+class IORFrequencySweep(IORBench, CpuClock):
+    '''One process writing and reading a shared file through parallel HDF5
+    at one CPU clock: the study's HDF5 sweep (r² 0.89 on Haswell, 0.96 on
+    KNL; Haswell/KNL 1.83 at the same clock).'''
+
+    layout = parameter(inherit_params=True, filter_params=lambda p: ['ssf'])
+    api = parameter(inherit_params=True, filter_params=lambda p: ['HDF5'])
+    mode = parameter(inherit_params=True,
+                     filter_params=lambda p: ['buffered'])
+    num_nodes = parameter(inherit_params=True,
+                          filter_params=lambda p: [n for n in p if n == 1])
+    procs_per_node = parameter(inherit_params=True,
+                               filter_params=lambda p: [n for n in p
+                                                        if n == 1])
+    cpu_bind = parameter(inherit_params=True, filter_params=lambda p: p[:1])
+    darshan = parameter(inherit_params=True, filter_params=lambda p: p[:1])
+
+    def check_run(self):
+        text = super().check_run()
+        self.check_clock(text)
+        return text
