@@ -16,8 +16,8 @@ pytestmark = pytest.mark.reframe
 
 #: The dd driver, from the iogap-tools package in the partition's view
 DRIVER = r'/\S+/iogap-spack/(knl|haswell)/view/libexec/iogap/dd-stream\.sh'
-#: Each rank times its IOR (iogap/core/ranked.sh): the launcher is not timed
-RANKED = r'\S+/libexec/iogap/ranked\.sh '
+#: Each rank times and traces its IOR (iogap/core/ranked.sh)
+RANKED = r'\S+/libexec/iogap/ranked\.sh --trace \d+ '
 
 
 @pytest.fixture(scope='module')
