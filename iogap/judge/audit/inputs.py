@@ -8,6 +8,7 @@ from iogap.core import registry
 from iogap.core.cases import runs_on
 from iogap.errors import ReferenceFileError
 from iogap.judge import schema
+from iogap.judge.meaning import variants
 
 
 class Unknown(ReferenceFileError):
@@ -64,13 +65,12 @@ def fit_points(ref, entry):
 
 def absolute_cases(ref):
     '''``{id(entry): cases judged}``: the most specific entry wins a case.'''
-    from iogap.judge import references
     winner = {}
     for entry in ref.data['absolute']:
         cls = registry.get(entry['test'])
         part = ref.partitions[entry['partition']].detectable()
         given = entry.get('params') or {}
-        for params in references.variants(cls, given, partial=True):
+        for params in variants(cls, given, partial=True):
             if not runs_on(cls, params, part):
                 continue
             key = (entry['test'], entry['partition'],
