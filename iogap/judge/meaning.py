@@ -4,7 +4,9 @@ family, partition, parameters and figure that generate a case, bounds that
 judge something, the figure's unit, and a name or case no other entry has.
 An entry whose case this host cannot run (a partition the profile leaves
 out, a feature it does not detect) is set aside in ``ref.absent``. Every
-error is ``ref.fail``: file, line, key and value in one line.
+error is ``ref.fail``: file, line, key and value in one line. The cases an
+absolute entry selects, and which entry judges a case where several select
+it (the most specific), are found here too.
 '''
 
 import json
@@ -158,6 +160,26 @@ def variants(cls, params, partial):
                                    for k, v in params.items()})
     return [{k: v for k, v in cls.get_variant_info(n)['params'].items()
              if not k.startswith('.')} for n in nums]
+
+
+def most_specific(entries, partition_of):
+    '''``{(family, partition, params, var): entry}``: each case and figure
+    the absolute ``entries`` judge where ``partition_of(entry)`` generates
+    the case, the most specific entry winning (the later one on a tie).'''
+    winner = {}
+    for entry in entries:
+        cls = registry.get(entry['test'])
+        part = partition_of(entry)
+        given = entry.get('params') or {}
+        for params in variants(cls, given, partial=True):
+            if not runs_on(cls, params, part):
+                continue
+            key = (entry['test'], entry['partition'],
+                   tuple(sorted(params.items())), entry['var'])
+            old = winner.get(key)
+            if old is None or len(given) >= len(old.get('params') or {}):
+                winner[key] = entry
+    return winner
 
 
 def entry_key(entry):

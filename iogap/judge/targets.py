@@ -2,10 +2,8 @@
 the loaded reference file that this host can run, and for absolute
 references one per case they judge (:mod:`iogap.judge.readings`).'''
 
-from iogap.core import registry
-from iogap.core.cases import runs_on
 from iogap.judge import references
-from iogap.judge.meaning import variants
+from iogap.judge.meaning import most_specific
 
 
 def absolute_targets():
@@ -16,19 +14,10 @@ def absolute_targets():
         return []
 
     targets = {}
-    for entry in ref.entries('absolute'):
-        cls = registry.get(entry['test'])
-        part = ref.partitions[entry['partition']]
-        given = entry.get('params') or {}
-        for params in variants(cls, given, partial=True):
-            if not runs_on(cls, params, part):
-                continue
-            key = (entry['test'], entry['partition'],
-                   tuple(sorted(params.items())))
-            best = targets.setdefault(key, {})
-            old = best.get(entry['var'])
-            if old is None or len(given) >= len(old.get('params') or {}):
-                best[entry['var']] = entry
+    for (family, part, params, var), entry in most_specific(
+            ref.entries('absolute'),
+            lambda e: ref.partitions[e['partition']]).items():
+        targets.setdefault((family, part, params), {})[var] = entry
 
     return [(f, p, dict(params), entries)
             for (f, p, params), entries in sorted(targets.items())]
