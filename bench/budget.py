@@ -112,7 +112,7 @@ def check(summaries, reports, found, judgements):
     return lines
 
 
-def main():
+def options():
     parser = argparse.ArgumentParser()
     parser.add_argument('--nights', type=int, help='default: those the '
                         'first plan promises every case within')
@@ -126,7 +126,29 @@ def main():
                         'start from (copied into a new output)')
     parser.add_argument('--out', default=os.path.join(ROOT, 'output',
                                                       'bench-budget'))
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def measured(summary, code, took, report):
+    '''A night's line: its wall time planned against measured (the jobs'
+    own, the session's, reframe's), its exit and its results.'''
+    jobs = sum((tc.get('job_completion_time_unix') or 0) -
+               (tc.get('job_submit_time') or 0)
+               for r in report['runs'] for tc in r['testcases']
+               if tc.get('job_submit_time') and
+               tc.get('job_completion_time_unix'))
+    results = [tc['result'] for r in report['runs']
+               for tc in r['testcases'] if not tc['fixture']]
+    return (f'night {summary["night"]}: {len(summary["selects"])} variants, '
+            f'planned {summary["wall_seconds"]:.0f} s of jobs (budget '
+            f'{summary["budget"]}); measured: jobs {jobs:.0f} s, session '
+            f'{report["session_info"]["time_elapsed"]:.0f} s, reframe '
+            f'{took:.0f} s; exit {code}; results '
+            f'{ {x: results.count(x) for x in set(results)} }')
+
+
+def main():
+    args = options()
     os.makedirs(args.out, exist_ok=True)
     os.environ['IOGAP_OUTPUT'] = os.path.join(args.out, 'output')
     db = os.path.join(args.out, 'output', 'results.db')
@@ -150,20 +172,7 @@ def main():
         summaries.append(s)
         code, took, report = run_night(s, args.out)
         reports.append(report)
-        jobs = sum((tc.get('job_completion_time_unix') or 0) -
-                   (tc.get('job_submit_time') or 0)
-                   for r in report['runs'] for tc in r['testcases']
-                   if tc.get('job_submit_time') and
-                   tc.get('job_completion_time_unix'))
-        results = [tc['result'] for r in report['runs']
-                   for tc in r['testcases'] if not tc['fixture']]
-        print(f'night {s["night"]}: {len(s["selects"])} variants, planned '
-              f'{s["wall_seconds"]:.0f} s of jobs (budget {s["budget"]}); '
-              f'measured: jobs {jobs:.0f} s, session '
-              f'{report["session_info"]["time_elapsed"]:.0f} s, reframe '
-              f'{took:.0f} s; exit {code}; results '
-              f'{ {x: results.count(x) for x in set(results)} }',
-              flush=True)
+        print(measured(s, code, took, report), flush=True)
         night += 1
     for line in check(summaries, reports, found, judgements):
         print(line)

@@ -7,71 +7,26 @@ A night runs two reframe sessions: the dd group (direct write and
 read-once, cached re-read) and the IOR group (IOR direct, file per process,
 two tasks; only when a Spack view with IOR is there). The first
 ``REF_NIGHTS`` clean nights set each figure's reference; after them the
-nights cycle through ``CYCLE`` (0 = clean, else a slowdown in %): a
-slowed night throttles the scratch device so that a step runs at (1 -
-slowdown) of the reference bandwidths (cgroup v1 blkio, its free first
-slice counted: :func:`bench.cgroups.throttle_rate`) and, for the dd group, gives the
-run (1 - slowdown) of one CPU (cgroup v1 CPU quota; the cached re-read is
-one CPU-bound dd). Each session is tagged ``--session-extras
+nights cycle through ``CYCLE`` (0 = clean, else a slowdown in %; both are
+bench/nightplan.py's): a slowed night throttles the scratch device so that
+a step runs at (1 - slowdown) of the reference bandwidths (cgroup v1
+blkio, its free first slice counted: :func:`bench.cgroups.throttle_rate`)
+and, for the dd group, gives the run (1 - slowdown) of one CPU (cgroup v1
+CPU quota; the cached re-read is one CPU-bound dd). Each session is tagged ``--session-extras
 night=N,slowdown=S``; each finished group leaves ``<group>.json`` in its
 night's directory, so a stopped benchmark resumes where it stopped.
 '''
 
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
 
 from bench import cgroups
-from iogap.dd.figures import BW as DD_BW
-from iogap.pio.figures import BW as IOR_BW
+from bench.nightplan import GROUPS, STABLE, references, schedule
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-#: Clean nights that set the references before any slowdown
-REF_NIGHTS = 6
-
-#: Slowdowns (%) of the nights after the references, in turn
-CYCLE = (0, 5, 0, 10, 0, 25)
-
-#: 256 MiB dd steps keep a night short (dd's default here is 1 GiB)
-GROUPS = {
-    'dd': {'select': 'DDSingleStream.*%cpu_bind=default.*%darshan=off'
-                     '.*%mode=(direct|buffered)',
-           'set': ['-S', 'DDSingleStream.count=256'],
-           'cpu': True,
-           'step_bytes': 256 * 2**20,
-           'unit': 1e6,                       # its figures are MB/s
-           'throttle': {'write': ('DDSingleStream', 'direct',
-                                  DD_BW.name(pattern='write')),
-                        'read': ('DDSingleStream', 'direct',
-                                 DD_BW.name(pattern='read_once'))}},
-    'ior': {'select': 'IORBench.*%cpu_bind=default.*%darshan=off.*'
-                      '%procs_per_node=2.*%layout=fpp%api=POSIX%mode=direct',
-            'set': [],
-            'cpu': False,
-            'step_bytes': 2 * 64 * 2**20,     # one iteration, two tasks
-            'unit': 2**20,                    # its figures are MiB/s
-            'throttle': {'write': ('IORBench', 'direct',
-                                   IOR_BW.name(phase='write')),
-                         'read': ('IORBench', 'direct',
-                                  IOR_BW.name(phase='read_once'))}},
-}
-
-#: The stable figures the benchmark judges: (check, mode, figure)
-STABLE = [('DDSingleStream', 'direct', DD_BW.name(pattern='write')),
-          ('DDSingleStream', 'direct', DD_BW.name(pattern='read_once')),
-          ('DDSingleStream', 'buffered', DD_BW.name(pattern='read_3x')),
-          ('IORBench', 'direct', IOR_BW.name(phase='write')),
-          ('IORBench', 'direct', IOR_BW.name(phase='read_once'))]
-
-
-def schedule(night):
-    '''The slowdown (%) of night ``night`` (0-based).'''
-    return 0 if night < REF_NIGHTS else CYCLE[(night - REF_NIGHTS) %
-                                              len(CYCLE)]
 
 
 def done(out):
@@ -101,36 +56,11 @@ def figure_values(report, check, mode, figure):
     return None
 
 
-def references(records):
-    '''Median of each throttled figure over the first clean nights, or
-    ``{}`` until there are ``REF_NIGHTS`` of them.'''
-    refs = {}
-    for group, spec in GROUPS.items():
-        clean = [r for _, g, r in records if g == group and r['slowdown'] == 0
-                 and r['values']][:REF_NIGHTS]
-        if len(clean) < REF_NIGHTS:
-            continue
-        for way, (check, mode, figure) in spec['throttle'].items():
-            got = [r['values'].get(f'{check}:{mode}:{figure}') for r in clean]
-            got = [v for v in got if v]
-            if got:
-                refs[(group, way)] = statistics.median(got)
-    return refs
-
-
 def run_group(out, night, group, slowdown, refs, env):
     '''One group of one night; its record (also written to disk).'''
     spec = GROUPS[group]
     wanted = slowdown
-    limits = {}
-    if slowdown:
-        rates = {w: refs.get((group, w)) for w in spec['throttle']}
-        if None in rates.values():
-            slowdown = 0        # no reference yet: this group runs clean
-        else:
-            limits = {w: cgroups.throttle_rate(
-                r * spec['unit'] * (1 - slowdown / 100), spec['step_bytes'])
-                for w, r in rates.items()}
+    slowdown, limits = throttles(group, slowdown, refs)
     here = os.path.join(out, f'night-{night:03d}', group)
     groups = cgroups.slowdown(limits, slowdown / 100 if spec['cpu'] else 0,
                               env['IOGAP_SCRATCH'])
@@ -146,17 +76,7 @@ def run_group(out, night, group, slowdown, refs, env):
     finally:
         cgroups.remove(groups)
     seconds = time.time() - start
-    reports = os.path.join(here, 'reports')
-    report = None
-    if os.path.isdir(reports) and os.listdir(reports):
-        with open(os.path.join(reports, sorted(os.listdir(reports))[-1])) \
-                as fp:
-            report = json.load(fp)
-    values = {}
-    for check, mode, figure in STABLE:
-        value = report and figure_values(report, check, mode, figure)
-        if value:
-            values[f'{check}:{mode}:{figure}'] = value
+    report, values = stable_values(os.path.join(here, 'reports'))
     record = {'night': night, 'group': group, 'slowdown': slowdown,
               'wanted': wanted, 'seconds': round(seconds, 1),
               'exit': proc.returncode, 'values': values,
@@ -168,6 +88,37 @@ def run_group(out, night, group, slowdown, refs, env):
               'w') as fp:
         json.dump(record, fp, indent=1)
     return record
+
+
+def throttles(group, slowdown, refs):
+    '''``(slowdown, {way: bytes/s})``: the blkio caps that slow ``group``
+    by ``slowdown`` % of its references; none, and no slowdown, while a
+    reference is missing.'''
+    spec = GROUPS[group]
+    if not slowdown:
+        return slowdown, {}
+    rates = {w: refs.get((group, w)) for w in spec['throttle']}
+    if None in rates.values():
+        return 0, {}        # no reference yet: this group runs clean
+    return slowdown, {w: cgroups.throttle_rate(
+        r * spec['unit'] * (1 - slowdown / 100), spec['step_bytes'])
+        for w, r in rates.items()}
+
+
+def stable_values(reports):
+    '''``(run report, {check:mode:figure: value})``: the newest report in
+    ``reports`` and its stable figures (``(None, {})`` without one).'''
+    report = None
+    if os.path.isdir(reports) and os.listdir(reports):
+        with open(os.path.join(reports, sorted(os.listdir(reports))[-1])) \
+                as fp:
+            report = json.load(fp)
+    values = {}
+    for check, mode, figure in STABLE:
+        value = report and figure_values(report, check, mode, figure)
+        if value:
+            values[f'{check}:{mode}:{figure}'] = value
+    return report, values
 
 
 def run_nights(out, count, env, groups):

@@ -32,52 +32,58 @@ def _partition(name, descr, processor, freqs_ghz, extra_features, extras):
         # Core specialization: the study's `#SBATCH -S 4`
         'resources': [{'name': 'core_spec',
                        'options': ['--core-spec={cores}']}],
-        'extras': {
-            'scratch_root': f'{_scratch}/iogap',
-            'qos': 'regular',
-            # srun gets -c (--cpus-per-task) from the test's CPUs per task
-            'cpu_bind_options': ['--cpu-bind=cores'],
-            'cpu_freqs_khz': [int(round(f * 1e6)) for f in freqs_ghz],
-            'dd_count': 10000,     # 10 GB, as in the study
-            'max_nodes': 4,
-            # IOR/mdtest: 1 GiB per process as in the study, on 1 and 4
-            # nodes; the core-spec figure: 32-node HDF5 collective I/O
-            'ior_nodes': [1, 4],
-            'ior_time_limit': '2h',
-            'ior_collective_nodes': 32,
-            'ior_collective_ppn': 32,
-            'ior_cb_buffer_sizes': ['4m', '16m', '64m'],
-            # FPP on one OST; SSF over 72 OSTs, as NERSC's stripe_large
-            # helper did on cscratch (from NERSC's pages, not the study)
-            'lustre_stripes': {'fpp': {'count': 1, 'size': '1m'},
-                               'ssf': {'count': 72, 'size': '1m'}},
-            'mdtest_files_per_proc': 5000,
-            'mdtest_time_limit': '1h',
-            # OSU: Slurm's task distribution puts the two ranks of a node
-            # on one socket (block:block) or alternates sockets
-            # (block:cyclic); without a binding variant, pin to sockets
-            'osu_placement': {'same_socket': ['--distribution=block:block'],
-                              'cross_socket': ['--distribution=block:cyclic'],
-                              'inter_node': []},
-            'osu_socket_bind_options': ['--cpu-bind=sockets'],
-            'osu_time_limit': '30m',
-            'dd_time_limit': '1h',
-            # The Spack build job: one node's cores for an hour at most
-            'build_time_limit': '1h',
-            'build_cpus': 32,
-            # The ToolStack fixture builds spack.yaml here once per
-            # partition, with systems/spack/cori.yaml for this target
-            'spack_env': f'{_scratch}/iogap-spack/{name}',
-            'spack_overlay': 'cori',
-            'spack_target': {'knl': 'mic_knl'}.get(name, name),
-            'spack_setup': [
-                f'. {os.environ.get("IOGAP_SPACK_ROOT", _scratch + "/spack")}'
-                f'/share/spack/setup-env.sh'
-            ],
-            # NERSC preloads its own Darshan: only the suite's may run
-            'darshan_unload': ['darshan'],
-            **extras,
-        },
+        'extras': {**_extras(name, freqs_ghz), **extras},
+    }
+
+
+def _extras(name, freqs_ghz):
+    '''What the checks read from a partition: where they write, the sizes
+    and nodes of the study, the binding and placement options, the Spack
+    build.'''
+    return {
+        'scratch_root': f'{_scratch}/iogap',
+        'qos': 'regular',
+        # srun gets -c (--cpus-per-task) from the test's CPUs per task
+        'cpu_bind_options': ['--cpu-bind=cores'],
+        'cpu_freqs_khz': [int(round(f * 1e6)) for f in freqs_ghz],
+        'dd_count': 10000,     # 10 GB, as in the study
+        'max_nodes': 4,
+        # IOR/mdtest: 1 GiB per process as in the study, on 1 and 4
+        # nodes; the core-spec figure: 32-node HDF5 collective I/O
+        'ior_nodes': [1, 4],
+        'ior_time_limit': '2h',
+        'ior_collective_nodes': 32,
+        'ior_collective_ppn': 32,
+        'ior_cb_buffer_sizes': ['4m', '16m', '64m'],
+        # FPP on one OST; SSF over 72 OSTs, as NERSC's stripe_large
+        # helper did on cscratch (from NERSC's pages, not the study)
+        'lustre_stripes': {'fpp': {'count': 1, 'size': '1m'},
+                           'ssf': {'count': 72, 'size': '1m'}},
+        'mdtest_files_per_proc': 5000,
+        'mdtest_time_limit': '1h',
+        # OSU: Slurm's task distribution puts the two ranks of a node
+        # on one socket (block:block) or alternates sockets
+        # (block:cyclic); without a binding variant, pin to sockets
+        'osu_placement': {'same_socket': ['--distribution=block:block'],
+                          'cross_socket': ['--distribution=block:cyclic'],
+                          'inter_node': []},
+        'osu_socket_bind_options': ['--cpu-bind=sockets'],
+        'osu_time_limit': '30m',
+        'dd_time_limit': '1h',
+        # The Spack build job: one node's cores for an hour at most
+        'build_time_limit': '1h',
+        'build_cpus': 32,
+        # The ToolStack fixture builds spack.yaml here once per
+        # partition, with systems/spack/cori.yaml for this target
+        'spack_env': f'{_scratch}/iogap-spack/{name}',
+        'spack_overlay': 'cori',
+        'spack_target': {'knl': 'mic_knl'}.get(name, name),
+        'spack_setup': [
+            f'. {os.environ.get("IOGAP_SPACK_ROOT", _scratch + "/spack")}'
+            f'/share/spack/setup-env.sh'
+        ],
+        # NERSC preloads its own Darshan: only the suite's may run
+        'darshan_unload': ['darshan'],
     }
 
 

@@ -100,6 +100,26 @@ def _judge(report, report_path, stdout_path, reference_path, expected,
     cases = final_cases(report)
     info = report['session_info']
     lines.append(f'run report {shown(report_path)} (session {info.get("uuid")})')
+    failed = _failures(cases, lines, red)
+    skipped, na = _skips(report, stdout_path, reference_path, expected, lines,
+                         red)
+    if returncode and not red:
+        red.append(f'reframe exited with {returncode}')
+
+    lines.append(f'{len(cases)} cases: {len(failed)} failed, {len(skipped)} '
+                 f'skipped (expected_skips: {expected}), {len(na)} not '
+                 f'applicable on this host, the rest passed')
+    if red:
+        lines.append('RED: ' + '; '.join(red))
+    else:
+        lines.append('GREEN: every case passed, every figure within its '
+                     'reference')
+    return lines, bool(red)
+
+
+def _failures(cases, lines, red):
+    '''Say each regressed figure, then each case that failed otherwise;
+    the failed cases.'''
     regressed = regressions(cases)
     for tc, figure, value, ref, lower, upper, unit in regressed:
         dev = f'{(value - ref) / ref * 100:+.2f}%' if ref else 'n/a'
@@ -117,7 +137,12 @@ def _judge(report, report_path, stdout_path, reference_path, expected,
                      f'{reason[0] if reason else "no reason given"}')
     if broken:
         red.append(f'{len(broken)} failed case(s)')
+    return failed
 
+
+def _skips(report, stdout_path, reference_path, expected, lines, red):
+    '''Say each skip with its reason; ``(skipped cases, not applicable
+    ones)``, the latter not counted against ``expected``.'''
     # Judgements the reference file declares conditional skip as not
     # applicable on this host: expected, and not counted
     na, _ = split_skips(report, reference_path if os.path.exists(
@@ -138,15 +163,4 @@ def _judge(report, report_path, stdout_path, reference_path, expected,
     if len(skipped) > expected:
         red.append(f'{len(skipped)} case(s) skipped, the reference file '
                    f'expects at most {expected}')
-    if returncode and not red:
-        red.append(f'reframe exited with {returncode}')
-
-    lines.append(f'{len(cases)} cases: {len(failed)} failed, {len(skipped)} '
-                 f'skipped (expected_skips: {expected}), {len(na)} not '
-                 f'applicable on this host, the rest passed')
-    if red:
-        lines.append('RED: ' + '; '.join(red))
-    else:
-        lines.append('GREEN: every case passed, every figure within its '
-                     'reference')
-    return lines, bool(red)
+    return skipped, na

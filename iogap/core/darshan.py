@@ -139,11 +139,8 @@ def figures_of(counts):
     return figures
 
 
-def read_log(path, under=None):
-    '''The counts of one Darshan log (pydarshan), of the files ``under`` a
-    directory if given (the benchmark's, not the job's own output); a
-    missing, corrupt or truncated log is a sanity error naming it and
-    pydarshan's error.'''
+def _open_log(path):
+    '''The pydarshan report of ``path``, or a sanity error saying why.'''
     try:
         import darshan
     except ImportError:
@@ -154,12 +151,19 @@ def read_log(path, under=None):
         raise SanityError(f'no Darshan log {path}: the step ran without '
                           f'darshan-runtime')
     try:
-        report = darshan.DarshanReport(path, read_all=True)
+        return darshan.DarshanReport(path, read_all=True)
     except Exception as err:    # pydarshan raises bare RuntimeErrors
         first = str(err).strip().splitlines()[:2]
         raise SanityError(f'Darshan log {path} is unreadable: '
                           f'{" ".join(first)}') from None
 
+
+def read_log(path, under=None):
+    '''The counts of one Darshan log (pydarshan), of the files ``under`` a
+    directory if given (the benchmark's, not the job's own output); a
+    missing, corrupt or truncated log is a sanity error naming it and
+    pydarshan's error.'''
+    report = _open_log(path)
     counts = {'bytes': {}, 'ops': {}, 'time': {}, 'files': 0,
               'sequential': 0, 'consecutive': 0, 'sizes': {}}
     for module in MODULES:

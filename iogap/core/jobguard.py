@@ -18,6 +18,36 @@ def job_guard(root, tag, watch_pid=None, io_lock=False):
     (reframe, for jobs on its host) ends the job when that process dies;
     ``io_lock`` waits for other I/O jobs on the root's device.'''
     lines = [
+        *_root_lines(root),
+        f'IOGAP_DIR=$(mktemp -d "$iogap_root/{DIR_PREFIX}{tag}.XXXXXX") || '
+        'iogap_fail "cannot create a directory in $iogap_root"',
+        'iogap_watchdog=',
+    ]
+    if watch_pid:
+        # Started before any trap is set, so it never runs ours; our process
+        # group is the job's: end it all when reframe is gone
+        lines += [f'(while kill -0 {watch_pid} 2>/dev/null; do sleep 1; '
+                  'done; kill -TERM -- -$$ 2>/dev/null) >/dev/null 2>&1 &',
+                  'iogap_watchdog=$!']
+
+    lines += [
+        # errexit holds inside traps too: nothing here may fail
+        'trap \'rm -rf "$IOGAP_DIR"; [ -z "$iogap_watchdog" ] || '
+        'kill $iogap_watchdog 2>/dev/null || :; [ -z "${iogap_held:-}" ] || '
+        'echo "iogap-io-released: at=$(date +%s.%N)"\' EXIT',
+        "trap 'exit 143' TERM; trap 'exit 130' INT; trap 'exit 129' HUP",
+        'echo "host=$(uname -n) pid=$$ start=$(date +%s)" > '
+        '"$IOGAP_DIR/.owner"',
+        'echo "iogap-scratch: $IOGAP_DIR"',
+    ]
+    return lines + (io_lock_lines() if io_lock else [])
+
+
+def _root_lines(root):
+    '''Shell lines that stop the job unless ``root`` is a scratch root of
+    the suite's (made so when it is missing or empty), with ``iogap_root``
+    and ``iogap_fail`` set for the lines after them.'''
+    return [
         'set -o errexit -o pipefail',
         f'iogap_root={shlex.quote(root)}',
         'iogap_fail() { echo "iogap: $*" >&2; exit 3; }',
@@ -41,28 +71,7 @@ def job_guard(root, tag, watch_pid=None, io_lock=False):
         f'  : > "$iogap_root/{MARKER}" 2>/dev/null || iogap_fail "scratch '
         f'root $iogap_root is not writable"',
         'fi',
-        f'IOGAP_DIR=$(mktemp -d "$iogap_root/{DIR_PREFIX}{tag}.XXXXXX") || '
-        'iogap_fail "cannot create a directory in $iogap_root"',
-        'iogap_watchdog=',
     ]
-    if watch_pid:
-        # Started before any trap is set, so it never runs ours; our process
-        # group is the job's: end it all when reframe is gone
-        lines += [f'(while kill -0 {watch_pid} 2>/dev/null; do sleep 1; '
-                  'done; kill -TERM -- -$$ 2>/dev/null) >/dev/null 2>&1 &',
-                  'iogap_watchdog=$!']
-
-    lines += [
-        # errexit holds inside traps too: nothing here may fail
-        'trap \'rm -rf "$IOGAP_DIR"; [ -z "$iogap_watchdog" ] || '
-        'kill $iogap_watchdog 2>/dev/null || :; [ -z "${iogap_held:-}" ] || '
-        'echo "iogap-io-released: at=$(date +%s.%N)"\' EXIT',
-        "trap 'exit 143' TERM; trap 'exit 130' INT; trap 'exit 129' HUP",
-        'echo "host=$(uname -n) pid=$$ start=$(date +%s)" > '
-        '"$IOGAP_DIR/.owner"',
-        'echo "iogap-scratch: $IOGAP_DIR"',
-    ]
-    return lines + (io_lock_lines() if io_lock else [])
 
 
 def io_lock_lines():

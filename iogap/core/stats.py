@@ -39,13 +39,7 @@ def linear_fit(xs, ys):
     error, never a NaN that would slip through a reference check. Constant
     y (zero variance) gives r² = 0 by convention: x explains nothing.
     '''
-    if len(xs) != len(ys):
-        raise IogapError(f'fit needs paired data, got {len(xs)} x and '
-                         f'{len(ys)} y values')
-    if len(set(xs)) < 2:
-        raise IogapError(f'fit needs at least two distinct x values, got '
-                         f'{sorted(set(xs))}')
-
+    _check_fit_data(len(xs) == len(ys), len(xs), len(ys), xs)
     mx, my = statistics.fmean(xs), statistics.fmean(ys)
     sxx = sum((x - mx)**2 for x in xs)
     sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
@@ -54,6 +48,17 @@ def linear_fit(xs, ys):
     intercept = my - slope * mx
     r2 = 0.0 if syy == 0 else sxy**2 / (sxx * syy)
     return {'slope': slope, 'intercept': intercept, 'r2': r2}
+
+
+def _check_fit_data(paired, nx, ny, xs):
+    '''Raise unless the data are ``paired`` (``nx`` x and ``ny`` y values)
+    and ``xs`` holds two distinct values at least.'''
+    if not paired:
+        raise IogapError(f'fit needs paired data, got {nx} x and {ny} y '
+                         f'values')
+    if len(set(xs)) < 2:
+        raise IogapError(f'fit needs at least two distinct x values, got '
+                         f'{sorted(set(xs))}')
 
 
 #: Confidence of the fit statistics' intervals (one-sided 95 %: a two-sided
@@ -81,18 +86,8 @@ def fit_statistics(xs, ys, level=LEVEL):
     # scipy.special: Student's t without scipy.stats' import cost
     from scipy.special import stdtr, stdtrit
 
-    x = np.asarray(xs, dtype=float)
-    y = np.asarray(ys, dtype=float)
-    if x.ndim != 1 or y.shape[-1] != x.size:
-        raise IogapError(f'fit needs paired data, got {x.size} x and '
-                         f'{y.shape[-1]} y values')
+    x, y = _fit_arrays(xs, ys)
     n = x.size
-    if len(set(x.tolist())) < 2:
-        raise IogapError(f'fit needs at least two distinct x values, got '
-                         f'{sorted(set(x.tolist()))}')
-    if n < 3:
-        raise IogapError(f'fit statistics need at least 3 points, got {n}')
-
     mx, my = x.mean(), y.mean(axis=-1)
     dx = x - mx
     sxx = (dx ** 2).sum()
@@ -114,6 +109,21 @@ def fit_statistics(xs, ys, level=LEVEL):
                  slope_se=slope_se,
                  intercept_se=sigma * np.sqrt(1 / n + mx ** 2 / sxx),
                  slope_p=lambda: stdtr(n - 2, -tstat), change_bound=change)
+
+
+def _fit_arrays(xs, ys):
+    '''``xs`` and ``ys`` as float arrays, checked as :func:`fit_statistics`
+    needs them: paired, two distinct x values and three points at least.'''
+    import numpy as np
+
+    x = np.asarray(xs, dtype=float)
+    y = np.asarray(ys, dtype=float)
+    paired = x.ndim == 1 and y.shape[-1] == x.size
+    _check_fit_data(paired, x.size, y.shape[-1], x.tolist() if paired else [])
+    if x.size < 3:
+        raise IogapError(f'fit statistics need at least 3 points, got '
+                         f'{x.size}')
+    return x, y
 
 
 class _Lazy(dict):

@@ -65,15 +65,20 @@ def observe(found, nbytes, device, reads):
             raise SanityError(f'dd {step["op"]} (repetition {step["rep"]}): '
                               f'the harness recorded no I/O counters')
 
-    patterns = [p for p in STEPS if reads or p == 'write']
     shares = ['write_device', 'write_resident'] + \
         ['read_once_fetched'] * bool(reads) + ['reread_fetched'] * (reads > 1)
     why = no_device(device)
     if why:
         return {}, {SHARE.name(what=s): why for s in shares}
 
-    figures, missing = {}, {}
-    for pattern in patterns:
+    figures = _moved(found, reads)
+    return figures, _shares(figures, found, nbytes, reads, shares[2:])
+
+
+def _moved(found, reads):
+    '''The bytes the device read and wrote and dd fetched, per pattern.'''
+    figures = {}
+    for pattern in (p for p in STEPS if reads or p == 'write'):
         ops = _ops(pattern, reads)
         for way in ('read', 'written'):
             figures[DEVICE.name(pattern=pattern, way=way)] = (_per_rep(
@@ -81,6 +86,14 @@ def observe(found, nbytes, device, reads):
         if all(s.io['fetched'] is not None for s in found):
             figures[FETCHED.name(pattern=pattern)] = (_per_rep(
                 found, ops, lambda s: s.io['fetched']), 'B')
+    return figures
+
+
+def _shares(figures, found, nbytes, reads, fetched):
+    '''Add the shares of the file to ``figures`` (the write's, and the
+    ``fetched`` ones of the reads); ``{name: reason}`` of those this host
+    cannot observe.'''
+    missing = {}
 
     def share(name, ops, get):
         # The least any re-read fetched: one whose pages another process
@@ -96,7 +109,7 @@ def observe(found, nbytes, device, reads):
     else:
         missing[SHARE.name(what='write_resident')] = \
             'fincore is not installed: the page cache cannot be read'
-    for name in shares[2:]:
+    for name in fetched:
         if FETCHED.name(pattern='write') in figures:
             share(name, _ops(name.rsplit('_', 1)[0], reads),
                   lambda s: s.io['fetched'])
@@ -104,8 +117,7 @@ def observe(found, nbytes, device, reads):
             missing[SHARE.name(what=name)] = \
                 'the kernel keeps no per-process I/O accounting ' \
                 '(/proc/<pid>/io)'
-
-    return figures, missing
+    return missing
 
 
 def no_device(device):

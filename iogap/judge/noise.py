@@ -20,7 +20,8 @@ import json
 import statistics
 
 from iogap.core import registry
-from iogap.core.figures import HIGHER, LOWER, OBSERVED
+from iogap.core.figures import HIGHER, LOWER
+from iogap.judge.samples import samples
 
 #: Band half-width in standard deviations (one-sided false alarms ~0.1 %)
 K_SIGMA = 3.0
@@ -66,42 +67,6 @@ def band(cv):
     '''``(tolerance, detects)`` for a figure of relative spread ``cv``.'''
     tol = max(K_SIGMA * cv, MIN_TOLERANCE)
     return round(tol, 3), round(tol + Z90 * cv, 3)
-
-
-def samples(reports):
-    '''``{(family, partition, params json, var): ([values], unit, cvs)}``
-    of measuring cases, and ``{judgement display name: [values]}``, over
-    every run of every report (cases that measured, whatever was judged).'''
-    cases, judged = {}, {}
-    for report in reports:
-        for run in report['runs']:
-            for tc in run['testcases']:
-                if tc.get('fixture') or not tc.get('perfvalues') or \
-                        tc['result'] not in ('pass', 'fail') or \
-                        tc.get('fail_phase') not in (None, 'performance'):
-                    continue
-
-                family = tc['name'].split()[0]
-                cls = registry.get(family)
-                for key, (value, *_, unit, _) in tc['perfvalues'].items():
-                    var = key.rsplit(':', 1)[1]
-                    if cls is None:
-                        judged.setdefault(tc['display_name'].split(' %.')[0],
-                                          []).append(value)
-                        continue
-                    fig = cls.figures.find(var)
-                    if fig is None or fig.better in (None, OBSERVED):
-                        continue
-                    params = {p: tc[p] for p in cls.param_space.params
-                              if not p.startswith('.')}
-                    ident = (family, tc['partition'],
-                             json.dumps(params, sort_keys=True), var)
-                    entry = cases.setdefault(ident, ([], unit, []))
-                    entry[0].append(value)
-                    cv = tc['perfvalues'].get(f'{key}_cv', [None])[0]
-                    entry[2].extend([cv / 100] if cv is not None else [])
-
-    return cases, judged
 
 
 def _sides(better, tol):

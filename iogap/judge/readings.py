@@ -1,14 +1,19 @@
 '''The four readings of a judgement (:mod:`iogap.judge.judgement`):
 :class:`AbsoluteCheck` (a case's figures against absolute bounds),
 :class:`RatioCheck` (two cases' figures), :class:`FitCheck` (a sweep's
-fit) and :class:`MechanismCheck` (a mechanism observed directly), and the
-reference entries each takes as its parameter.'''
+fit) and :class:`MechanismCheck` (a mechanism observed directly); the
+reference entries each takes as its parameter are
+:mod:`iogap.judge.targets`'s.'''
 
 from iogap.core import registry, stats
 from iogap.core.cases import runs_on
 from iogap.errors import IogapError
 from iogap.judge import references, schema
 from iogap.judge.judgement import Judgement
+# checks/judge.py and the plan take the parameters from here, beside the
+# readings they parametrise
+from iogap.judge.targets import (  # noqa: F401
+    absolute_targets, entries, target_name)
 
 
 class AbsoluteCheck(Judgement):
@@ -171,40 +176,3 @@ class MechanismCheck(Judgement):
     def judged(self, figures):
         m = self.mechanism
         return {m['name']: (figures[0][m['var']], m['ref'], m['unit'])}
-
-
-def absolute_targets():
-    '''Cases that absolute references judge: ``(family, partition,
-    params, {var: entry})``, the most specific entry winning per var.'''
-    ref = references.current()
-    if ref is None:
-        return []
-
-    targets = {}
-    for entry in ref.entries('absolute'):
-        cls = registry.get(entry['test'])
-        part = ref.partitions[entry['partition']]
-        given = entry.get('params') or {}
-        for params in references.variants(cls, given, partial=True):
-            if not runs_on(cls, params, part):
-                continue
-            key = (entry['test'], entry['partition'],
-                   tuple(sorted(params.items())))
-            best = targets.setdefault(key, {})
-            old = best.get(entry['var'])
-            if old is None or len(given) >= len(old.get('params') or {}):
-                best[entry['var']] = entry
-
-    return [(f, p, dict(params), entries)
-            for (f, p, params), entries in sorted(targets.items())]
-
-
-def target_name(target):
-    family, part, params, _ = target
-    return f'{family}@{part}:' + ','.join(f'{k}={v}' for k, v in
-                                         sorted(params.items()))
-
-
-def entries(kind):
-    ref = references.current()
-    return ref.entries(kind) if ref else []

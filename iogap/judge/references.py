@@ -23,21 +23,18 @@ and expected (:func:`iogap.judge.unexpected_skips`).
 
 The file's shape is a JSON schema (iogap.judge.schema); its meaning (families, parameters,
 figures and units, partitions that generate the case, duplicates) is
-checked here. Every error names file, line, key and value in one line.
+checked by iogap.judge.meaning. Every error names file, line, key and value
+in one line.
 '''
 
-import json
-import math
 import os
 
 import jsonschema
 import yaml
 
 from iogap import profile
-from iogap.core import registry
-from iogap.core.cases import runs_on
 from iogap.errors import ReferenceFileError
-from iogap.judge import audit, lines, schema
+from iogap.judge import audit, lines, meaning, schema
 
 
 class File:
@@ -75,7 +72,7 @@ class File:
 
         #: Entries whose cases need a feature this host lacks
         self.absent = set()
-        self._check()
+        meaning.check(self)
         #: Each judgement's false alarms and detection (iogap.judge.audit)
         self.audit = audit.enforce(self) if enforce else None
 
@@ -91,131 +88,6 @@ class File:
         raise ReferenceFileError(f'{self.path}:{lines.line_of(self.data, path)}: '
                              f'{key}: {message}')
 
-    def _check(self):
-        seen = {}
-        for i, entry in enumerate(self.data['absolute']):
-            where = ['absolute', i]
-            fig = self._case(where, entry, partial=True)
-            self._judged(where, entry, fig.unit)
-            key = _key(entry)
-            if key in seen:
-                self.fail(where, f'duplicates the entry on line {seen[key]}')
-            seen[key] = lines.line_of(self.data, where)
-
-        names = {}
-        for kind in ('ratios', 'fits', 'mechanisms'):
-            for i, entry in enumerate(self.data[kind]):
-                where = [kind, i]
-                if entry['name'] in names:
-                    self.fail(where + ['name'], f'{entry["name"]!r} is '
-                              f'already used on line {names[entry["name"]]}')
-                names[entry['name']] = lines.line_of(self.data, where)
-                if kind == 'ratios':
-                    self._ratio(where, entry)
-                elif kind == 'fits':
-                    self._fit(where, entry)
-                else:
-                    fig = self._case(where, entry)
-                    self._judged(where, entry, fig.unit)
-
-        for i, entry in enumerate(self.data['unjudged']):
-            self._case(['unjudged', i], entry, partial=True)
-
-    def _ratio(self, where, entry):
-        pre = entry.get('precondition') or {}
-        for side, path in [(entry[s], [s]) for s in ('numerator',
-                                                     'denominator')] + \
-                [(pre[s], ['precondition', s]) for s in pre
-                 if s in ('numerator', 'denominator')]:
-            self._case(where + path, side, described=bool(path[1:]))
-            if id(side) in self.absent:
-                self.absent.add(id(entry))
-        bound = pre.get('at_most', pre.get('at_least'))
-        if pre and not bound > 0:
-            self.fail(where + ['precondition'], f'bound {bound} must be '
-                      f'positive')
-        self._judged(where, entry, 'ratio')
-
-    def _case(self, where, entry, partial=False, described=False):
-        '''Check a case (family, partition, params, var); its figure.'''
-        cls = registry.get(entry['test'])
-        if cls is None:
-            self.fail(where + ['test'], f'unknown test {entry["test"]!r} '
-                      f'(known: {", ".join(registry.names())})')
-        part = self.partitions.get(entry['partition'])
-        if part is None and entry['partition'] in profile.omitted():
-            self.absent.add(id(entry))
-            return cls.figures.find(entry['var'])
-        if part is None:
-            self.fail(where + ['partition'], f'no partition '
-                      f'{entry["partition"]!r} in system {self.system} '
-                      f'(known: {", ".join(self.partitions)})')
-
-        params = entry.get('params') or {}
-        for name, value in params.items():
-            values = registry.param_values(cls, name)
-            if values is None:
-                self.fail(where + ['params', name], f'{entry["test"]} has no '
-                          f'parameter {name!r}')
-            if value not in values or isinstance(value, bool) != \
-                    isinstance(values[0], bool):
-                self.fail(where + ['params', name], f'{value!r} is not one '
-                          f'of {values}')
-
-        fulls = variants(cls, params, partial)
-        if not any(runs_on(cls, full, part) for full in fulls):
-            if not any(runs_on(cls, full, part.detectable())
-                       for full in fulls):
-                self.fail(where + ['params'], f'{entry["test"]} with '
-                          f'{params or "its defaults"} is not generated on '
-                          f'partition {entry["partition"]} (its features: '
-                          f'{" ".join(sorted(part.features))})')
-            self.absent.add(id(entry))
-
-        fig = cls.figures.find(entry['var'])
-        if fig is None:
-            self.fail(where + ['var'], f'{entry["test"]} reports no figure '
-                      f'{entry["var"]!r} (its figures: '
-                      f'{", ".join(cls.figures.templates())})')
-        if fig.better is None and not where[0] == 'unjudged' and \
-                not described:
-            self.fail(where + ['var'], f'{entry["var"]} describes the spread '
-                      f'of a run; it is not judged')
-
-        return fig
-
-    def _judged(self, where, entry, unit):
-        value, lower, upper = entry['ref']
-        for i, v in enumerate(entry['ref']):
-            if isinstance(v, bool) or (v is not None and not math.isfinite(v)):
-                self.fail(where + ['ref'], f'{v!r} is not a number')
-        if value <= 0:
-            self.fail(where + ['ref'], f'value {value} must be positive')
-        if lower is not None and not -1 <= lower <= 0:
-            self.fail(where + ['ref'], f'lower bound {lower} must be a '
-                      f'fraction between -1 and 0')
-        if upper is not None and upper < 0:
-            self.fail(where + ['ref'], f'upper bound {upper} must be >= 0')
-        if lower is None and upper is None:
-            self.fail(where + ['ref'], 'both bounds are null: nothing would '
-                      'be judged')
-        if entry['unit'] != unit:
-            self.fail(where + ['unit'], f'{entry["unit"]!r} differs from the '
-                      f'figure\'s unit {unit!r}')
-
-    def _fit(self, where, entry):
-        fig = self._case(where, entry, partial=True)
-        if entry['over'] not in registry.get(entry['test']).param_space.params:
-            self.fail(where + ['over'], f'{entry["test"]} has no parameter '
-                      f'{entry["over"]!r} to fit over')
-        if entry['over'] in (entry.get('params') or {}):
-            self.fail(where + ['params'], f'fixes {entry["over"]}, the '
-                      f'parameter the fit runs over')
-
-        unit = schema.FIT_STATS[entry['stat']].format(
-            y=fig.unit, x=schema.AXES[entry['over']][0])
-        self._judged(where, entry, unit)
-
     def entries(self, kind):
         '''The entries of ``kind`` whose cases this host can run.'''
         return [e for e in self.data[kind] if id(e) not in self.absent]
@@ -226,26 +98,9 @@ class File:
                    for e in self.data[kind])
 
 
-def variants(cls, params, partial):
-    '''Full parameter sets of ``cls`` that ``params`` select: every match
-    when ``partial``, else the one with defaults for the rest.'''
-    if not partial:
-        return [registry.full_params(cls, params)]
-
-    nums = cls.get_variant_nums(**{k: (lambda x, v=v: x == v)
-                                   for k, v in params.items()})
-    return [{k: v for k, v in cls.get_variant_info(n)['params'].items()
-             if not k.startswith('.')} for n in nums]
-
-
 def _ident(entry):
-    return ('name', entry['name']) if 'name' in entry else _key(entry)
-
-
-def _key(entry):
-    return (entry['test'], entry['partition'],
-            json.dumps(entry.get('params') or {}, sort_keys=True),
-            entry['var'])
+    return ('name', entry['name']) if 'name' in entry else \
+        meaning.entry_key(entry)
 
 
 #: Directory of the reference files (``IOGAP_REFERENCE_DIR`` overrides)

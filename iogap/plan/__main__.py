@@ -103,7 +103,27 @@ def plan(args):
     return name, made, index
 
 
-def main(argv=None):
+def print_night(args):
+    '''Print the reframe options that select tonight's plan, and a line
+    saying what it holds (``--json``: the plan, for the run report).'''
+    name, made, index = plan(args)
+    summary = made.summary(index)
+    if args.json:
+        if args.rotation:
+            summary['rotation'] = made.record(index)
+        with open(args.json, 'w') as fp:
+            json.dump(summary, fp, indent=1)
+    print(' '.join(f'-n {s}' for s in summary['selects']))
+    print(f'iogap-plan: {name} night {index}: '
+          f'{len(summary["selects"])} variants, '
+          f'{len(made.canaries)} canaries, rotation of '
+          f'{made.length} night(s), every case run within '
+          f'{summary["covered_within"]}, {summary["node_hours"]} '
+          f'node-hours, {summary["wall_seconds"]:.0f} s serial '
+          f'(budget {made.budget.describe()})', file=sys.stderr)
+
+
+def _parser():
     parser = argparse.ArgumentParser(prog='python -m iogap.plan')
     parser.add_argument('what', choices=['cost', 'night', 'doc', 'ran'])
     parser.add_argument('report', nargs='?', help='ran: a run report')
@@ -124,7 +144,11 @@ def main(argv=None):
     parser.add_argument('--rotation', action='store_true', help='--json '
                         'also holds the nights ahead until every case has '
                         'run, and each variant\'s cost')
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv=None):
+    args = _parser().parse_args(argv)
     try:
         if args.what == 'ran':
             if not args.report or not os.path.isfile(args.report):
@@ -136,21 +160,7 @@ def main(argv=None):
             name, _, _, costs, _ = load(args.system, args.db, args.within)
             print(cost_table(name, costs, args.cases))
         elif args.what == 'night':
-            name, made, index = plan(args)
-            summary = made.summary(index)
-            if args.json:
-                if args.rotation:
-                    summary['rotation'] = made.record(index)
-                with open(args.json, 'w') as fp:
-                    json.dump(summary, fp, indent=1)
-            print(' '.join(f'-n {s}' for s in summary['selects']))
-            print(f'iogap-plan: {name} night {index}: '
-                  f'{len(summary["selects"])} variants, '
-                  f'{len(made.canaries)} canaries, rotation of '
-                  f'{made.length} night(s), every case run within '
-                  f'{summary["covered_within"]}, {summary["node_hours"]} '
-                  f'node-hours, {summary["wall_seconds"]:.0f} s serial '
-                  f'(budget {made.budget.describe()})', file=sys.stderr)
+            print_night(args)
         else:
             from iogap.plan import doc
             print(doc.render(args))

@@ -18,6 +18,7 @@ from iogap.profile import discover, hostinfo, overlay, render
 
 NEVER_FASTER_THAN = 5   # clocks of a frequency sweep, at most
 
+
 def hostname_pattern(host):
     '''``login03.x`` -> ``^login\\d+\\.x$``: the login nodes' names.'''
     return '^' + re.sub(r'\\\d\+(\\\d\+)+', r'\\d+',
@@ -38,19 +39,7 @@ def partition(cluster, name, args, notes):
     '''A partition's entry, and its probe; what was found is said in
     ``notes``.'''
     probe = cluster.probe(name, args.scratch)
-    seen = discover.lscpu(probe.get('lscpu', []))
-    proc = discover.within_slurm(seen, cluster.nodes_of(name))
-    if proc is not seen:
-        notes.append(f'{name}: Slurm gives a job {proc["num_cpus"]} of the '
-                     f'{seen["num_cpus"]} CPUs lscpu sees on the node')
-    cores = proc['num_cpus'] // proc['num_cpus_per_core']
-    nodes = len(cluster.nodes_of(name))
-    model = proc.pop('model') or proc['arch']
-    notes.append(f'{name}: {nodes} node(s) of {model}, '
-                 f'{proc["num_sockets"]} socket(s) x '
-                 f'{cores // proc["num_sockets"]} cores x '
-                 f'{proc["num_cpus_per_core"]} thread(s); node features '
-                 f'{",".join(cluster.features_of(name)) or "none"}')
+    proc, cores, nodes = processor(cluster, name, probe, notes)
     features, extras = node_features(probe, proc, nodes, args.scratch)
     if any(p in cluster.config.get('TaskPlugin', '')
            for p in ('affinity', 'cgroup')):
@@ -88,6 +77,25 @@ def partition(cluster, name, args, notes):
             'max_jobs': 4 if nodes == 1 else 16, 'processor': proc,
             'features': features, 'resources': resources,
             'extras': extras}, probe
+
+
+def processor(cluster, name, probe, notes):
+    '''``(processor, cores, nodes)`` of a partition: a node as lscpu saw it,
+    less what Slurm keeps from a job; said in ``notes``.'''
+    seen = discover.lscpu(probe.get('lscpu', []))
+    proc = discover.within_slurm(seen, cluster.nodes_of(name))
+    if proc is not seen:
+        notes.append(f'{name}: Slurm gives a job {proc["num_cpus"]} of the '
+                     f'{seen["num_cpus"]} CPUs lscpu sees on the node')
+    cores = proc['num_cpus'] // proc['num_cpus_per_core']
+    nodes = len(cluster.nodes_of(name))
+    model = proc.pop('model') or proc['arch']
+    notes.append(f'{name}: {nodes} node(s) of {model}, '
+                 f'{proc["num_sockets"]} socket(s) x '
+                 f'{cores // proc["num_sockets"]} cores x '
+                 f'{proc["num_cpus_per_core"]} thread(s); node features '
+                 f'{",".join(cluster.features_of(name)) or "none"}')
+    return proc, cores, nodes
 
 
 def node_features(probe, proc, nodes, scratch):

@@ -30,6 +30,22 @@ class ScontrolSlurm(slurm.SlurmJobScheduler):
         if not jobs:
             return
 
+        info = self._shown_jobs()
+        if info is None:
+            return
+
+        self._update_state_count += 1
+        for job in jobs:
+            self._update_job(job, info.get(job.jobid))
+
+        if not self._update_state_count % self._pending_job_reason_poll_freq:
+            self._cancel_if_blocked(jobs)
+
+        self._cancel_if_pending_too_long(jobs)
+
+    def _shown_jobs(self):
+        '''``{job id: fields}`` of every job slurmctld keeps, or ``None``
+        when scontrol failed and that is a warning yet.'''
         with rt.temp_environment(env_vars={'SLURM_TIME_FORMAT': '%s'}):
             try:
                 # All jobs at once (scontrol takes one id or none)
@@ -43,7 +59,7 @@ class ScontrolSlurm(slurm.SlurmJobScheduler):
                 if self._num_sacct_failures <= self._max_sacct_failures:
                     self.log(f'scontrol failed ({self._num_sacct_failures}/'
                              f'{self._max_sacct_failures}): {err.stderr}')
-                    return
+                    return None
                 raise
 
         info = {}
@@ -51,38 +67,32 @@ class ScontrolSlurm(slurm.SlurmJobScheduler):
             fields = dict(_FIELD.findall(line))
             if 'JobId' in fields:
                 info[fields['JobId']] = fields
+        return info
 
-        self._update_state_count += 1
-        for job in jobs:
-            fields = info.get(job.jobid)
-            if fields is None:
-                # Purged after MinJobAge: it ended long ago
-                if job.state is None or not slurm.slurm_state_completed(
-                        job.state):
-                    job._state = 'CANCELLED' if job.is_cancelling \
-                        else 'COMPLETED'
-                continue
+    def _update_job(self, job, fields):
+        '''A job's state, exit code, end time and nodes from its ``fields``
+        (``None``: slurmctld no longer keeps it).'''
+        if fields is None:
+            # Purged after MinJobAge: it ended long ago
+            if job.state is None or not slurm.slurm_state_completed(
+                    job.state):
+                job._state = 'CANCELLED' if job.is_cancelling \
+                    else 'COMPLETED'
+            return
 
-            # 'CANCELLED by 0' in sacct is 'CANCELLED' here
-            job._state = fields.get('JobState', '')
-            if slurm.slurm_state_completed(job.state):
-                # Like sacct's exitcode field: the script's status, the
-                # killing signal (if any) being the part after the colon
-                code = fields.get('ExitCode', '0:0').split(':')[0]
-                job._exitcode = int(code) if code.isdigit() else None
-                self._update_completion_time(job, [fields.get('EndTime')])
+        # 'CANCELLED by 0' in sacct is 'CANCELLED' here
+        job._state = fields.get('JobState', '')
+        if slurm.slurm_state_completed(job.state):
+            # Like sacct's exitcode field: the script's status, the
+            # killing signal (if any) being the part after the colon
+            code = fields.get('ExitCode', '0:0').split(':')[0]
+            job._exitcode = int(code) if code.isdigit() else None
+            self._update_completion_time(job, [fields.get('EndTime')])
 
-            node = fields.get('NodeList', '')
-            job._nodespec = '' if node == '(null)' else node
-            if job.state == 'NODE_FAIL' and not getattr(job, 'lost_nodes',
-                                                         None):
-                job.lost_nodes = self._lost_nodes(job._nodespec)
-
-        if not self._update_state_count % self._pending_job_reason_poll_freq:
-            self._cancel_if_blocked(jobs)
-
-        self._cancel_if_pending_too_long(jobs)
-
+        node = fields.get('NodeList', '')
+        job._nodespec = '' if node == '(null)' else node
+        if job.state == 'NODE_FAIL' and not getattr(job, 'lost_nodes', None):
+            job.lost_nodes = self._lost_nodes(job._nodespec)
 
     def _lost_nodes(self, nodespec):
         '''Which of a failed job's nodes are down, and why (``n2 (down*:

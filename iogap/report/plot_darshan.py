@@ -1,7 +1,7 @@
 '''What reached the file system, as Darshan saw it: I/O time per module
 and the dominant access size of every ``darshan=on`` case.'''
 
-from iogap.report import style
+from iogap.report import labels, style
 
 MODULES = ('posix', 'mpiio', 'stdio')
 LABELS = {'posix': 'POSIX', 'mpiio': 'MPI-IO', 'stdio': 'STDIO'}
@@ -14,7 +14,7 @@ def instrumented(rows):
         if r.params.get('darshan') == 'on' and r.figure.startswith('darshan_'):
             keys = [k for k in ('layout', 'api', 'mode', 'procs_per_node',
                                 'directory') if k in r.params]
-            label = style.case_label(r.family, r.params, keys)
+            label = labels.case_label(r.family, r.params, keys)
             cases.setdefault((r.where, label), {})[r.figure] = r.value
     return cases
 

@@ -3,7 +3,7 @@ per partition and variant, with min–max error bars, the reference band of
 an AbsoluteCheck that judged it and the study's value where one exists.'''
 
 from iogap.dd.figures import BW, LABELS
-from iogap.report import style
+from iogap.report import labels, style
 from iogap.report.load import median
 
 FAMILY = 'DDSingleStream'
@@ -75,7 +75,7 @@ def in_slots(rows, keys, slots):
     that legends list each partition's variants together.'''
     found = []
     for (where, _), figures in cases(rows).items():
-        label = style.variant(next(iter(figures.values()))[0].params, keys)
+        label = labels.variant(next(iter(figures.values()))[0].params, keys)
         found.append(((where, label, slots.index((where, label))), figures))
     return sorted(found, key=lambda f: f[0][2])
 
@@ -90,7 +90,7 @@ def spread(figures, figure, value):
 
 def draw(ctx):
     '''The dd figure and the notes under it; nothing without dd cases.'''
-    rows, look, study = ctx.rows, ctx.look, ctx.study
+    rows, study = ctx.rows, ctx.study
     dd = [r for r in rows if r.family == FAMILY]
     if not dd:
         return {}
@@ -106,35 +106,10 @@ def draw(ctx):
     modes = style.ordered((r.params.get('mode') for r in dd), MODES)
     later, values = [], []
     for ax, (figure, title) in zip(axes[0], patterns):
-        for (where, label, slot), figures in in_slots(dd, keys, slots):
-            if figure not in figures:
-                continue
-            first = figures[figure][0]
-            x, width = style.bar_x(modes.index(first.params.get('mode')),
-                                   slot, len(slots))
-            value, unit = median(figures[figure]), first.unit
-            err = spread(figures, figure, value)
-            band = band_of(bands, first, figure)
-            failed = band is not None and band.verdict == 'fail'
-            ax.bar(x, value, width, yerr=err, capsize=2,
-                   color=look.color(where), hatch=style.hatch(slots, slot),
-                   edgecolor=style.FAIL if failed else 'white',
-                   linewidth=2 if failed else 0.5,
-                   label=look.part(where) + (f' ({label})' if label else ''))
-            values += [value] + ([value - err[0][0], value + err[1][0]]
-                                 if err else [])
-            if band:
-                later.append((ax, x, width, band))
-            ref = study_value(study, first, figure)
-            if ref is not None:
-                ax.plot(x, ref, 'D', color=style.STUDY, markersize=6,
-                        label="study's value (CUG'17)", zorder=5)
-                values.append(ref)
-        ax.set_xticks(range(len(modes)), modes)
-        ax.set_xlim(-0.6, len(modes) - 0.4)
-        ax.set_title(title)
-        ax.set_xlabel('I/O mode')
-        ax.grid(axis='x', visible=False)
+        unit, bands_drawn, shown = panel(ax, figure, title, dd,
+                                         (keys, slots, modes), bands, ctx)
+        later += bands_drawn
+        values += shown
     axes[0][0].set_ylabel(f'bandwidth ({unit})')
     style.log_if_wide(axes[0][0], values)
     draw_bands(later)
@@ -145,6 +120,44 @@ def draw(ctx):
                        'max; grey: the band of the AbsoluteCheck that judged '
                        'the bar (a one-sided band runs to the edge).')
     return {'figures': [entry], 'notes': notes(dd, study)}
+
+
+def panel(ax, figure, title, dd, layout, bands, ctx):
+    '''One pattern's bars, a group per I/O mode (``layout``: the varying
+    parameters, the slots and the modes): ``(unit, [(ax, x, width, band)]
+    to draw once the axes are scaled, [values shown])``.'''
+    keys, slots, modes = layout
+    later, values = [], []
+    for (where, label, slot), figures in in_slots(dd, keys, slots):
+        if figure not in figures:
+            continue
+        first = figures[figure][0]
+        x, width = style.bar_x(modes.index(first.params.get('mode')),
+                               slot, len(slots))
+        value, unit = median(figures[figure]), first.unit
+        err = spread(figures, figure, value)
+        band = band_of(bands, first, figure)
+        failed = band is not None and band.verdict == 'fail'
+        ax.bar(x, value, width, yerr=err, capsize=2,
+               color=ctx.look.color(where), hatch=style.hatch(slots, slot),
+               edgecolor=style.FAIL if failed else 'white',
+               linewidth=2 if failed else 0.5,
+               label=ctx.look.part(where) + (f' ({label})' if label else ''))
+        values += [value] + ([value - err[0][0], value + err[1][0]]
+                             if err else [])
+        if band:
+            later.append((ax, x, width, band))
+        ref = study_value(ctx.study, first, figure)
+        if ref is not None:
+            ax.plot(x, ref, 'D', color=style.STUDY, markersize=6,
+                    label="study's value (CUG'17)", zorder=5)
+            values.append(ref)
+    ax.set_xticks(range(len(modes)), modes)
+    ax.set_xlim(-0.6, len(modes) - 0.4)
+    ax.set_title(title)
+    ax.set_xlabel('I/O mode')
+    ax.grid(axis='x', visible=False)
+    return unit, later, values
 
 
 def notes(dd, study):

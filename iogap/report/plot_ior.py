@@ -4,7 +4,7 @@ per node (and nodes), one figure per API, one panel per I/O mode and phase
 variant; then IORCollective and mdtest as smaller panels.'''
 
 from iogap.pio.figures import BW, LABELS, MDTEST_OPS, RATE
-from iogap.report import plot_dd, style
+from iogap.report import labels, plot_dd, style
 from iogap.report.load import median
 
 PHASES = tuple((BW.name(phase=p), LABELS[p]) for p in LABELS)
@@ -20,7 +20,7 @@ def lines(rows, x, keys):
     found = {}
     for row in rows:
         key = (row.where, row.params.get('layout', ''),
-               style.variant(row.params, keys))
+               labels.variant(row.params, keys))
         found.setdefault(key, {}).setdefault(int(row.params[x]), []).append(
             row)
     # Partition by partition, fpp before ssf, variants in the run's order
@@ -33,7 +33,7 @@ def scaling(ctx, bench, api, x):
     rows = [r for r in bench if r.params.get('api') == api]
     modes = style.ordered((r.params.get('mode') for r in rows), MODES)
     keys = style.varying(bench, skip=('api', 'mode', 'layout', x))
-    variants = list(dict.fromkeys(style.variant(r.params, keys)
+    variants = list(dict.fromkeys(labels.variant(r.params, keys)
                                   for r in bench))
     plt = style.pyplot()
     fig, axes = plt.subplots(len(modes), len(PHASES), sharex=True,
@@ -116,7 +116,7 @@ def collective(ctx, rows):
 def mdtest(ctx, rows):
     '''mdtest rates against processes per node.'''
     keys = style.varying(rows, skip=('procs_per_node', 'directory'))
-    variants = list(dict.fromkeys(style.variant(r.params, keys)
+    variants = list(dict.fromkeys(labels.variant(r.params, keys)
                                   for r in rows))
     plt = style.pyplot()
     ops = tuple(MDTEST_OPS)
@@ -127,7 +127,7 @@ def mdtest(ctx, rows):
         found = {}
         for r in here:
             key = (r.where, r.params.get('directory'),
-                   style.variant(r.params, keys))
+                   labels.variant(r.params, keys))
             found.setdefault(key, {}).setdefault(
                 int(r.params['procs_per_node']), []).append(r)
         for (where, directory, label), pts in found.items():

@@ -7,7 +7,7 @@ the reason) that have no value to draw.'''
 
 import math
 
-from iogap.report import style
+from iogap.report import labels, style
 from iogap.report.load import JUDGEMENTS, NOT_APPLICABLE
 
 KINDS = {'AbsoluteCheck': 'absolute references',
@@ -23,7 +23,7 @@ def label(row):
     if row.family != 'AbsoluteCheck':
         return row.judgement
     family, part, params = row.target()
-    return f'{part} {style.case_label(family, params)}: {row.figure}'
+    return f'{part} {labels.case_label(family, params)}: {row.figure}'
 
 
 def normalised(row):
@@ -55,7 +55,7 @@ def chart(ctx, kind, rows):
         ax.plot(min(max(value, lo), hi), y, 'o', ms=7,
                 color=style.PASS if ok else style.FAIL,
                 label='pass' if ok else 'fail')
-        ax.annotate(f'{style.number(row.value)} {row.unit}', (1.005, y),
+        ax.annotate(f'{labels.number(row.value)} {row.unit}', (1.005, y),
                     xycoords=('axes fraction', 'data'), va='center',
                     fontsize=7)
     ax.axvline(1, color='black', lw=0.8, ls=':')

@@ -4,7 +4,7 @@ allreduce latency against ranks (EPCC).'''
 
 from iogap.osu.figures import (BW_PEAK, LATENCY_AT, LATENCY_SMALLEST,
                                SMALLEST_SIZE)
-from iogap.report import plot_dd, style
+from iogap.report import labels, plot_dd, style
 from iogap.report.load import median
 
 PLACEMENTS = ('same_socket', 'cross_socket', 'inter_node')
@@ -33,7 +33,7 @@ def grouped_bars(ax, ctx, rows, figure, group_of, groups, keys):
             later.append((ax, x, width, band))
         if few:     # above the bar, or above a ceiling that is higher
             top = max(value, (band and band.band()[1]) or value)
-            ax.annotate(style.number(value), (x, top), xytext=(0, 2),
+            ax.annotate(labels.number(value), (x, top), xytext=(0, 2),
                         textcoords='offset points', ha='center',
                         va='bottom', fontsize=7)
     plot_dd.draw_bands(later)
@@ -88,7 +88,7 @@ def sizes(ax, ctx, lat):
     '''Latency against message size (the smallest size included), one
     line per partition, placement and variant.'''
     keys = style.varying(lat, skip=('placement',))
-    variants = list(dict.fromkeys(style.variant(r.params, keys) for r in lat))
+    variants = list(dict.fromkeys(labels.variant(r.params, keys) for r in lat))
     ticks = set()
     for (where, case), figures in plot_dd.cases(lat).items():
         pts = {LATENCY_AT.parse(f)['size']: median(rows)
@@ -102,13 +102,13 @@ def sizes(ax, ctx, lat):
         ticks.update(s for s, _ in pts)
         first = next(iter(figures.values()))[0]
         place = first.params.get('placement', '')
-        label = style.variant(first.params, keys)
+        label = labels.variant(first.params, keys)
         ax.plot(*zip(*pts), '-' if place != 'inter_node' else '--',
                 marker='os^Dv'[variants.index(label) % 5],
                 color=ctx.look.color(where), label=', '.join(filter(None, [
                     ctx.look.part(where), place.replace('_', ' '), label])))
     ax.set_xscale('log', base=2)
-    ax.set_xticks(sorted(ticks), [style.size_label(t) for t in sorted(ticks)])
+    ax.set_xticks(sorted(ticks), [labels.size_label(t) for t in sorted(ticks)])
     ax.minorticks_off()
     ax.set_yscale('log')
     style.plain_log(ax)
@@ -127,12 +127,12 @@ def collectives(ctx, rows):
         here = [r for r in rows if r.family == family and LATENCY_AT.parse(
             r.figure)]
         keys = style.varying(here, skip=('num_nodes', 'ranks_per_node'))
-        variants = list(dict.fromkeys(style.variant(r.params, keys)
+        variants = list(dict.fromkeys(labels.variant(r.params, keys)
                                       for r in here))
         found = {}
         for r in here:
             key = (r.where, LATENCY_AT.parse(r.figure)['size'],
-                   style.variant(r.params, keys))
+                   labels.variant(r.params, keys))
             ranks = int(r.params['num_nodes']) * \
                 int(r.params['ranks_per_node'])
             found.setdefault(key, {}).setdefault(ranks, []).append(r)
@@ -145,7 +145,7 @@ def collectives(ctx, rows):
                     ls='-' if label == variants[0] else '--',
                     color=ctx.look.color(where), label=', '.join(filter(
                         None, [ctx.look.part(where),
-                               f'{style.size_label(size)} B', label])))
+                               f'{labels.size_label(size)} B', label])))
         style.pow2_axis(ax, [x for pts in found.values() for x in pts])
         ax.set_yscale('log')
         style.plain_log(ax)

@@ -6,7 +6,7 @@ from iogap.core.stats import linear_fit
 from iogap.dd.figures import BW as DD_BW
 from iogap.errors import IogapError
 from iogap.pio.figures import BW as IOR_BW
-from iogap.report import style
+from iogap.report import labels, style
 from iogap.report.load import median
 
 PANELS = (('DDFrequencySweep', 'dd write (single stream)'),
@@ -23,7 +23,7 @@ def series(rows, keys):
     points = {}
     for row in rows:
         if row.figure in WRITE_BW and 'cpu_freq' in row.params:
-            key = (row.where, style.variant(row.params, keys))
+            key = (row.where, labels.variant(row.params, keys))
             ghz = float(row.params['cpu_freq']) * 1e-6
             points.setdefault(key, {}).setdefault(ghz, []).append(row)
     return {k: {x: median(v) for x, v in sorted(p.items())}

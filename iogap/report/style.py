@@ -1,26 +1,13 @@
-'''What every figure shares: one color per partition, short parameter
-labels, log scales where values span decades, and saving a figure with its
-manifest entry (title, axes, series) for the page and the tests.'''
+'''What every figure shares: one color per partition and a hatch per
+variant, which parameters vary among the rows, log scales where values span
+decades, one legend, and saving a figure with its manifest entry (title,
+axes, series) for the page and the tests. What the labels say is
+:mod:`iogap.report.labels`'s.'''
 
 import math
 import os
 
-#: Short names of parameters in legends and titles
-ABBREV = {'core_spec': 'cs', 'cpu_bind': 'bind', 'memory': 'mem',
-          'striping': 'stripe', 'procs_per_node': 'ppn', 'num_nodes': 'nodes',
-          'ranks_per_node': 'rpn', 'directory': 'dir', 'cpu_freq': 'clock'}
-
-#: Short names of families in labels
-SHORT = {'DDSingleStream': 'dd', 'DDFrequencySweep': 'dd sweep',
-         'IORBench': 'IOR', 'IORCollective': 'IOR coll',
-         'IORFrequencySweep': 'IOR sweep', 'MDTestBench': 'mdtest',
-         'OSULatency': 'osu_latency', 'OSUBandwidth': 'osu_bw',
-         'OSUBiBandwidth': 'osu_bibw', 'OSUAlltoall': 'osu_alltoall',
-         'OSUAllreduce': 'osu_allreduce'}
-
-#: Parameters whose value alone says what it is (``fpp``, ``POSIX``), in
-#: the order labels name them; other parameters follow
-BARE = ('api', 'mode', 'layout', 'placement', 'io', 'directory')
+from iogap.report.labels import variant
 
 #: Spread and bookkeeping figures that are never plotted on their own
 AUXILIARY = ('_min', '_max', '_cv', '_iops', '_time', '_size')
@@ -58,52 +45,6 @@ class Look:
     def part(self, where):
         '''``knl`` on a one-system page, ``cori:knl`` otherwise.'''
         return where if len(self.systems) > 1 else where.split(':', 1)[1]
-
-
-def param_label(key, value):
-    if key == 'cpu_freq':
-        return f'{float(value) * 1e-6:g} GHz'
-    if key == 'directory':
-        return f'{value} dir'
-    return str(value) if key in BARE else f'{ABBREV.get(key, key)}={value}'
-
-
-def variant(params, keys):
-    '''``fsync, bind=cores, cs=4``: the ``keys`` of ``params``, bare values
-    first, abbreviated.'''
-    keys = sorted(keys, key=lambda k: BARE.index(k) if k in BARE else 99)
-    return ', '.join(param_label(k, params[k]) for k in keys if k in params)
-
-
-def number(value):
-    '''``6008``, ``45.2``, ``0.23``: a figure as a person writes it.'''
-    return f'{value:,.0f}' if abs(value) >= 1000 else f'{value:.3g}'
-
-
-def plain_log(ax, axis='y'):
-    '''A decimal log axis labelled 0.2, 0.5, 1, 2, 5 (not 10^0).'''
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-    target = ax.yaxis if axis == 'y' else ax.xaxis
-    target.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
-    target.set_major_formatter(FuncFormatter(lambda v, _: f'{v:g}'))
-    target.set_minor_formatter(NullFormatter())
-
-
-def size_label(nbytes):
-    '''``1``, ``8``, ``1K``, ``64K``, ``1M``: a message size.'''
-    for suffix, scale in (('M', 2**20), ('K', 2**10)):
-        if nbytes >= scale and nbytes % scale == 0:
-            return f'{nbytes // scale}{suffix}'
-    return f'{nbytes:g}'
-
-
-def case_label(family, params, keys=None):
-    '''``IOR POSIX fsync ppn=2``: a case in a few words; ``keys`` limits
-    the parameters shown (default: all but those at their default).'''
-    keys = keys if keys is not None else [
-        k for k, v in params.items() if str(v) not in ('default', '0')]
-    return ' '.join(filter(None, [SHORT.get(family, family),
-                                  variant(params, keys).replace(',', '')]))
 
 
 def varying(rows, skip=()):
@@ -146,6 +87,15 @@ def bar_x(group, slot, count):
 
 def auxiliary(figure):
     return figure.endswith(AUXILIARY) or '_pass' in figure
+
+
+def plain_log(ax, axis='y'):
+    '''A decimal log axis labelled 0.2, 0.5, 1, 2, 5 (not 10^0).'''
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    target = ax.yaxis if axis == 'y' else ax.xaxis
+    target.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    target.set_major_formatter(FuncFormatter(lambda v, _: f'{v:g}'))
+    target.set_minor_formatter(NullFormatter())
 
 
 def log_if_wide(ax, values, axis='y', decades=1.3):

@@ -24,8 +24,9 @@ import sys
 
 from iogap.errors import IogapError
 from iogap.tools.spackenv import (  # noqa: F401 (the module's API)
-    PACKAGE_OF, ROOT, STAMP, VIEW_TOOLS, Environment, SpackError, mirror_url,
+    PACKAGE_OF, ROOT, STAMP, VIEW_TOOLS, Environment, SpackError,
     overlay_path)
+from iogap.tools.spackyaml import mirror_url
 
 BUILD = os.path.join(ROOT, 'build', 'spack')
 

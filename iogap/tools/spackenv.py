@@ -1,6 +1,7 @@
 '''One Spack environment of the tool stack: its directory, the spack.yaml
 it is made from (the project's plus the system's overlay and this build's
-scope), its build and the stamp that lets a view be trusted.'''
+scope, written by :mod:`iogap.tools.spackyaml`), its build and the stamp
+that lets a view be trusted.'''
 
 import hashlib
 import json
@@ -9,14 +10,12 @@ import subprocess
 import sys
 import time
 
-import yaml
-
-from iogap.tools import own
+from iogap.tools import own, spackyaml
+from iogap.tools.spackyaml import SpackError
 
 # Not from iogap.profile: the generic profile, which that package loads,
 # asks this module for its view
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
+ROOT = own.ROOT
 STAMP = '.iogap-built'
 
 #: Tools that must be in a finished view, and the package behind each tool
@@ -28,24 +27,6 @@ VIEW_TOOLS = ('bin/ior', 'bin/mdtest', 'bin/darshan-parser', 'bin/fio',
 PACKAGE_OF = {'dd': 'coreutils', 'numactl': 'numactl', 'mpirun': 'openmpi',
               'ior': 'ior', 'mdtest': 'ior', 'fio': 'fio',
               **{name: 'iogap-tools' for name in own.FILES}}
-
-
-class SpackError(Exception):
-    pass
-
-
-def mirror_url():
-    '''The mirror named by IOGAP_SPACK_MIRROR as a URL, or ``None``.'''
-    mirror = os.environ.get('IOGAP_SPACK_MIRROR')
-    if not mirror:
-        return None
-    if '://' not in mirror:
-        mirror = 'file://' + os.path.abspath(mirror)
-    if mirror.startswith('file://') and not os.path.isdir(mirror[7:]):
-        raise SpackError(f'IOGAP_SPACK_MIRROR names {mirror[7:]}, which is '
-                         f'not a directory')
-
-    return mirror
 
 
 def overlay_path(name):
@@ -124,37 +105,7 @@ class Environment:
 
     def prepare(self):
         '''spack.yaml (ours, plus the scope of this build) in the env dir.'''
-        os.makedirs(os.path.join(self.path, 'logs'), exist_ok=True)
-        base = os.path.dirname(self.path)
-        site = {'config': {
-            'install_tree': {'root': os.path.join(base, 'install')},
-            'build_stage': [os.path.join(base, 'stage')],
-            'source_cache': os.path.join(base, 'source-cache'),
-            'misc_cache': os.path.join(base, 'misc-cache'),
-        }, 'packages': {
-            # The tools as they are in the checkout now: a change is a new
-            # spec, installed again, never a stale copy in the view
-            'iogap-tools': {'require': [f'sources={own.digest()}']},
-        }}
-        mirror = mirror_url()
-        if mirror:
-            # The named mirror holds archives of the releases, not the
-            # release tarballs: relax checksums in this scope only
-            site['mirrors'] = {'iogap': mirror}
-            site['config']['checksum'] = False
-
-        with open(os.path.join(self.path, 'iogap-build.yaml'), 'w') as fp:
-            yaml.safe_dump(site, fp, sort_keys=False)
-
-        with open(os.path.join(ROOT, 'spack.yaml')) as fp:
-            manifest = yaml.safe_load(fp)
-        manifest['spack']['include'].append('iogap-build.yaml')
-        # Repositories are named relative to the project
-        manifest['spack']['repos'] = [
-            os.path.join(ROOT, repo) for repo in manifest['spack'].get(
-                'repos', [])]
-        with open(os.path.join(self.path, 'spack.yaml'), 'w') as fp:
-            yaml.safe_dump(manifest, fp, sort_keys=False)
+        spackyaml.write(self.path)
 
     def run(self, spack, step, *args):
         '''Run ``spack -e ENV <args>``, logged; raise with Spack's own

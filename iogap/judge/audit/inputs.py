@@ -8,6 +8,7 @@ from iogap.core import registry
 from iogap.core.cases import runs_on
 from iogap.errors import ReferenceFileError
 from iogap.judge import schema
+from iogap.judge.meaning import most_specific
 
 
 class Unknown(ReferenceFileError):
@@ -64,20 +65,8 @@ def fit_points(ref, entry):
 
 def absolute_cases(ref):
     '''``{id(entry): cases judged}``: the most specific entry wins a case.'''
-    from iogap.judge import references
-    winner = {}
-    for entry in ref.data['absolute']:
-        cls = registry.get(entry['test'])
-        part = ref.partitions[entry['partition']].detectable()
-        given = entry.get('params') or {}
-        for params in references.variants(cls, given, partial=True):
-            if not runs_on(cls, params, part):
-                continue
-            key = (entry['test'], entry['partition'],
-                   tuple(sorted(params.items())), entry['var'])
-            old = winner.get(key)
-            if old is None or len(given) >= len(old.get('params') or {}):
-                winner[key] = entry
+    winner = most_specific(ref.data['absolute'], lambda e: ref.partitions[
+        e['partition']].detectable())
     counts = {}
     for entry in winner.values():
         counts[id(entry)] = counts.get(id(entry), 0) + 1

@@ -1,0 +1,189 @@
+'''What the entries of a reference file mean, checked once its shape has
+passed the schema (:class:`iogap.judge.references.File`): each names a
+family, partition, parameters and figure that generate a case, bounds that
+judge something, the figure's unit, and a name or case no other entry has.
+An entry whose case this host cannot run (a partition the profile leaves
+out, a feature it does not detect) is set aside in ``ref.absent``. Every
+error is ``ref.fail``: file, line, key and value in one line. The cases an
+absolute entry selects, and which entry judges a case where several select
+it (the most specific), are found here too.
+'''
+
+import json
+import math
+
+from iogap import profile
+from iogap.core import registry
+from iogap.core.cases import runs_on
+from iogap.judge import lines, schema
+
+
+def check(ref):
+    '''Check what every entry of ``ref`` means; keep those whose cases
+    this host cannot run in ``ref.absent``.'''
+    seen = {}
+    for i, entry in enumerate(ref.data['absolute']):
+        where = ['absolute', i]
+        fig = _case(ref, where, entry, partial=True)
+        _judged(ref, where, entry, fig.unit)
+        key = entry_key(entry)
+        if key in seen:
+            ref.fail(where, f'duplicates the entry on line {seen[key]}')
+        seen[key] = lines.line_of(ref.data, where)
+
+    names = {}
+    for kind in ('ratios', 'fits', 'mechanisms'):
+        for i, entry in enumerate(ref.data[kind]):
+            where = [kind, i]
+            if entry['name'] in names:
+                ref.fail(where + ['name'], f'{entry["name"]!r} is '
+                         f'already used on line {names[entry["name"]]}')
+            names[entry['name']] = lines.line_of(ref.data, where)
+            if kind == 'ratios':
+                _ratio(ref, where, entry)
+            elif kind == 'fits':
+                _fit(ref, where, entry)
+            else:
+                fig = _case(ref, where, entry)
+                _judged(ref, where, entry, fig.unit)
+
+    for i, entry in enumerate(ref.data['unjudged']):
+        _case(ref, ['unjudged', i], entry, partial=True)
+
+
+def _ratio(ref, where, entry):
+    pre = entry.get('precondition') or {}
+    for side, path in [(entry[s], [s]) for s in ('numerator',
+                                                 'denominator')] + \
+            [(pre[s], ['precondition', s]) for s in pre
+             if s in ('numerator', 'denominator')]:
+        _case(ref, where + path, side, described=bool(path[1:]))
+        if id(side) in ref.absent:
+            ref.absent.add(id(entry))
+    bound = pre.get('at_most', pre.get('at_least'))
+    if pre and not bound > 0:
+        ref.fail(where + ['precondition'], f'bound {bound} must be '
+                 f'positive')
+    _judged(ref, where, entry, 'ratio')
+
+
+def _case(ref, where, entry, partial=False, described=False):
+    '''Check a case (family, partition, params, var); its figure.'''
+    cls = registry.get(entry['test'])
+    if cls is None:
+        ref.fail(where + ['test'], f'unknown test {entry["test"]!r} '
+                 f'(known: {", ".join(registry.names())})')
+    part = ref.partitions.get(entry['partition'])
+    if part is None and entry['partition'] in profile.omitted():
+        ref.absent.add(id(entry))
+        return cls.figures.find(entry['var'])
+    if part is None:
+        ref.fail(where + ['partition'], f'no partition '
+                 f'{entry["partition"]!r} in system {ref.system} '
+                 f'(known: {", ".join(ref.partitions)})')
+
+    params = entry.get('params') or {}
+    for name, value in params.items():
+        values = registry.param_values(cls, name)
+        if values is None:
+            ref.fail(where + ['params', name], f'{entry["test"]} has no '
+                     f'parameter {name!r}')
+        if value not in values or isinstance(value, bool) != \
+                isinstance(values[0], bool):
+            ref.fail(where + ['params', name], f'{value!r} is not one '
+                     f'of {values}')
+
+    fulls = variants(cls, params, partial)
+    if not any(runs_on(cls, full, part) for full in fulls):
+        if not any(runs_on(cls, full, part.detectable())
+                   for full in fulls):
+            ref.fail(where + ['params'], f'{entry["test"]} with '
+                     f'{params or "its defaults"} is not generated on '
+                     f'partition {entry["partition"]} (its features: '
+                     f'{" ".join(sorted(part.features))})')
+        ref.absent.add(id(entry))
+
+    fig = cls.figures.find(entry['var'])
+    if fig is None:
+        ref.fail(where + ['var'], f'{entry["test"]} reports no figure '
+                 f'{entry["var"]!r} (its figures: '
+                 f'{", ".join(cls.figures.templates())})')
+    if fig.better is None and not where[0] == 'unjudged' and \
+            not described:
+        ref.fail(where + ['var'], f'{entry["var"]} describes the spread '
+                 f'of a run; it is not judged')
+
+    return fig
+
+
+def _judged(ref, where, entry, unit):
+    value, lower, upper = entry['ref']
+    for i, v in enumerate(entry['ref']):
+        if isinstance(v, bool) or (v is not None and not math.isfinite(v)):
+            ref.fail(where + ['ref'], f'{v!r} is not a number')
+    if value <= 0:
+        ref.fail(where + ['ref'], f'value {value} must be positive')
+    if lower is not None and not -1 <= lower <= 0:
+        ref.fail(where + ['ref'], f'lower bound {lower} must be a '
+                 f'fraction between -1 and 0')
+    if upper is not None and upper < 0:
+        ref.fail(where + ['ref'], f'upper bound {upper} must be >= 0')
+    if lower is None and upper is None:
+        ref.fail(where + ['ref'], 'both bounds are null: nothing would '
+                 'be judged')
+    if entry['unit'] != unit:
+        ref.fail(where + ['unit'], f'{entry["unit"]!r} differs from the '
+                 f'figure\'s unit {unit!r}')
+
+
+def _fit(ref, where, entry):
+    fig = _case(ref, where, entry, partial=True)
+    if entry['over'] not in registry.get(entry['test']).param_space.params:
+        ref.fail(where + ['over'], f'{entry["test"]} has no parameter '
+                 f'{entry["over"]!r} to fit over')
+    if entry['over'] in (entry.get('params') or {}):
+        ref.fail(where + ['params'], f'fixes {entry["over"]}, the '
+                 f'parameter the fit runs over')
+
+    unit = schema.FIT_STATS[entry['stat']].format(
+        y=fig.unit, x=schema.AXES[entry['over']][0])
+    _judged(ref, where, entry, unit)
+
+
+def variants(cls, params, partial):
+    '''Full parameter sets of ``cls`` that ``params`` select: every match
+    when ``partial``, else the one with defaults for the rest.'''
+    if not partial:
+        return [registry.full_params(cls, params)]
+
+    nums = cls.get_variant_nums(**{k: (lambda x, v=v: x == v)
+                                   for k, v in params.items()})
+    return [{k: v for k, v in cls.get_variant_info(n)['params'].items()
+             if not k.startswith('.')} for n in nums]
+
+
+def most_specific(entries, partition_of):
+    '''``{(family, partition, params, var): entry}``: each case and figure
+    the absolute ``entries`` judge where ``partition_of(entry)`` generates
+    the case, the most specific entry winning (the later one on a tie).'''
+    winner = {}
+    for entry in entries:
+        cls = registry.get(entry['test'])
+        part = partition_of(entry)
+        given = entry.get('params') or {}
+        for params in variants(cls, given, partial=True):
+            if not runs_on(cls, params, part):
+                continue
+            key = (entry['test'], entry['partition'],
+                   tuple(sorted(params.items())), entry['var'])
+            old = winner.get(key)
+            if old is None or len(given) >= len(old.get('params') or {}):
+                winner[key] = entry
+    return winner
+
+
+def entry_key(entry):
+    '''What makes an absolute entry (or an unjudged one) the one it is.'''
+    return (entry['test'], entry['partition'],
+            json.dumps(entry.get('params') or {}, sort_keys=True),
+            entry['var'])
