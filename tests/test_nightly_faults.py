@@ -491,7 +491,7 @@ def ior_liar(tmp_path, block, **lie):
     ('64m', {'IOGAP_LIAR_FACTOR': '2'}, r'[0-9.]+'),
     ('16m', {'IOGAP_LIAR_FACTOR': '2'}, r'[0-9.]+'),
     ('16m', {'IOGAP_LIAR_RATE': '4e15'}, r'4e\+09'),
-])
+], ids=['64m-twice', '16m-twice', '16m-4PBps'])
 def test_a_lying_ior_fails_with_both_numbers(tmp_path, block, lie, told):
     '''Two tasks on one node, buffered and direct: an IOR claiming twice
     its speed, or 4 PB/s, fails at whichever step shows it first.'''
