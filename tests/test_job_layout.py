@@ -13,12 +13,13 @@ from iogap.core import steps
 from iogap.core.jobscript import JobSections
 
 #: A timed command: the launcher and its options, each with at most one
-#: value (no launcher with the local one), the rank wrapper, Darshan's
+#: value (no launcher with the local one), the rank wrapper (tracing the
+#: tool's bytes every so many), Darshan's
 #: ``env``, one measured tool by its path or name, and the tool's
 #: arguments, with nothing the shell would chain
 _MEASURED = re.compile(
     r"^((srun|mpirun|mpiexec)( -\S+( [^-/.'\s]\S*)?)* )?"
-    r"(\S*/ranked\.sh'? )?"
+    r"(\S*/ranked\.sh'?( --trace \d+)? )?"
     r"(env LD_PRELOAD=\S+ DARSHAN_LOGFILE=\S+ )?"
     r"'?(/\S*/)?(ior|mdtest|osu_\w+|fio)'?( [^;&|<>`]*)?$")
 
@@ -94,7 +95,7 @@ def test_the_checker_takes_launched_tools_and_refuses_anything_else():
             'LD_PRELOAD=/v/lib/libdarshan.so DARSHAN_LOGFILE=$PWD/d/w '
             '/v/bin/ior -w\niogap_end\n'
             'iogap_calibrate 5 step=calibrate -- mpirun -np 2 --bind-to core '
-            './ranked.sh /v/bin/ior -w\n'
+            './ranked.sh --trace 65536 /v/bin/ior -w\n'
             'iogap_run step=layout -- /v/bin/fio --name=layout\n')
     assert [labels for labels, _ in timed_commands(good)] == [
         'step=write', 'step=calibrate', 'step=layout']
