@@ -15,10 +15,11 @@ from iogap.errors import IogapError
 ROOT = profile.ROOT
 
 
-def load(system, db, within=None):
+def load(system, db, within=None, left_out=None):
     '''The profile's cases (those whose check matches the regular
     expression ``within``, if given), judgements, costs and the nights
-    each case ran on.'''
+    each case ran on; the judgements spanning partitions that lack a side
+    are added to ``left_out``.'''
     profile.load(['--system', system] if system else [], os.environ)
     # Tonight's selection names variants by number, as the run numbers them
     profile.parametrize(profile.current())
@@ -38,7 +39,7 @@ def load(system, db, within=None):
     db = db or os.environ.get('IOGAP_RESULTS_DB') or \
         os.path.join(ROOT, 'output', 'results.db')
     db = db if os.path.isfile(db) else None
-    return name, found, cases.judgements(found), \
+    return name, found, cases.judgements(found, left_out), \
         cost.costs(found, db, name), cost.nights_ran(db, name)
 
 
@@ -93,14 +94,55 @@ def cost_table(name, costs, every=False):
     return '\n'.join(lines)
 
 
-def plan(args):
+def plan(args, left_out=None):
     from iogap.plan.night import Plan, night_index
     name, found, judgements, costs, ran = load(args.system, args.db,
-                                               args.within)
+                                               args.within, left_out)
     made = Plan(found, judgements, costs, budget(args, costs),
-                args.canaries or os.environ.get('IOGAP_CANARIES'), ran)
+                args.canaries or os.environ.get('IOGAP_CANARIES'), ran,
+                sweeps=bool(getattr(args, 'sweep', False) or
+                            os.environ.get('IOGAP_NIGHT_SWEEP')))
     index = args.night if args.night is not None else night_index(args.date)
     return name, made, index
+
+
+def night(args):
+    '''Plan the night: print its -n options and one line on it (and,
+    with ``--jobs``, on each job and each judgement spanning partitions
+    that does not run tonight); write ``--json``.'''
+    from iogap.plan import jobs
+    left_out = []
+    name, made, index = plan(args, left_out)
+    summary = made.summary(index)
+    if args.jobs:
+        summary['jobs'] = jobs.split(made, summary['selects'])
+        summary['not_tonight'] = jobs.waiting(
+            made, summary['selects'], index, made.ahead(index), left_out)
+    if args.json:
+        if args.rotation:
+            summary['rotation'] = made.record(index)
+        with open(args.json, 'w') as fp:
+            json.dump(summary, fp, indent=1)
+    print(' '.join(f'-n {s}' for s in summary['selects']))
+    sweep = ''.join(f', a sweep of {len(s["variants"])} variant(s) over '
+                    f'{s["nodes"]} nodes of {p}'
+                    for p, s in summary['sweep'].items()) or (
+        ', nothing to sweep (no partition with sweep_nodes runs a '
+        'single-node canary)' if made.sweeps else '')
+    print(f'iogap-plan: {name} night {index}: '
+          f'{len(summary["selects"])} variants, '
+          f'{len(made.canaries)} canaries{sweep}, rotation of '
+          f'{made.length} night(s), every case run within '
+          f'{summary["covered_within"]}, {summary["node_hours"]} '
+          f'node-hours, {summary["wall_seconds"]:.0f} s serial '
+          f'(budget {made.budget.describe()})', file=sys.stderr)
+    for job in summary.get('jobs', []):
+        print(f'iogap-plan: job {job["name"]}: {len(job["selects"])} '
+              f'variants ({job["judgements"]} judgements), '
+              f'{job["node_hours"]} node-hours, {job["wall_seconds"]:.0f} '
+              f's serial', file=sys.stderr)
+    for line in summary.get('not_tonight', []):
+        print(f'iogap-plan: {line}', file=sys.stderr)
 
 
 def main(argv=None):
@@ -124,6 +166,12 @@ def main(argv=None):
     parser.add_argument('--rotation', action='store_true', help='--json '
                         'also holds the nights ahead until every case has '
                         'run, and each variant\'s cost')
+    parser.add_argument('--sweep', action='store_true', help='night: the '
+                        'single-node canaries also on every node of their '
+                        'partition (its sweep_nodes; IOGAP_NIGHT_SWEEP)')
+    parser.add_argument('--jobs', action='store_true', help='night: the '
+                        'plan as pipeline jobs, one per partition and one '
+                        'for the judgements spanning partitions')
     args = parser.parse_args(argv)
     try:
         if args.what == 'ran':
@@ -136,21 +184,7 @@ def main(argv=None):
             name, _, _, costs, _ = load(args.system, args.db, args.within)
             print(cost_table(name, costs, args.cases))
         elif args.what == 'night':
-            name, made, index = plan(args)
-            summary = made.summary(index)
-            if args.json:
-                if args.rotation:
-                    summary['rotation'] = made.record(index)
-                with open(args.json, 'w') as fp:
-                    json.dump(summary, fp, indent=1)
-            print(' '.join(f'-n {s}' for s in summary['selects']))
-            print(f'iogap-plan: {name} night {index}: '
-                  f'{len(summary["selects"])} variants, '
-                  f'{len(made.canaries)} canaries, rotation of '
-                  f'{made.length} night(s), every case run within '
-                  f'{summary["covered_within"]}, {summary["node_hours"]} '
-                  f'node-hours, {summary["wall_seconds"]:.0f} s serial '
-                  f'(budget {made.budget.describe()})', file=sys.stderr)
+            night(args)
         else:
             from iogap.plan import doc
             print(doc.render(args))

@@ -70,5 +70,25 @@ def render(args):
               'changes delays no case for good. The canaries alone take ' +
               ', '.join(f'{alone.get(p, 0):.1f} node-hours on {p}'
                         for p in parts) + f' (night 0\'s plan digest '
-              f'{canary["digest"]}).', '']
+              f'{canary["digest"]}).', '', *_jobs(made, canary, parts)]
     return '\n'.join(lines)
+
+
+def _jobs(made, tonight, parts):
+    '''Night 0 as the jobs of a pipeline split per partition.'''
+    from iogap.plan import jobs
+    lines = ['## Night 0 as pipeline jobs', '',
+             'With a budget per partition (`IOGAP_NIGHT_NODE_HOURS=knl=..,'
+             'haswell=..`, or `IOGAP_NIGHT_JOBS=partition`) the nightly '
+             'runs each partition\'s share in a job of its own and the '
+             'judgements across partitions, with their sides, in one more '
+             '(`python -m iogap.plan night --jobs`):', '',
+             '| job | variants | judgements | ' + ' | '.join(
+                 f'{p} node-hours' for p in parts) + ' | wall (serial) |',
+             '|---|---|---|' + '---|' * len(parts) + '---|']
+    for job in jobs.split(made, tonight['selects']):
+        lines.append(f'| {job["name"]} | {len(job["selects"])} | '
+                     f'{job["judgements"]} | ' + ' | '.join(
+                         f'{job["node_hours"].get(p, 0):.1f}' for p in parts)
+                     + f' | {job["wall_seconds"] / 3600:.1f} h |')
+    return lines + ['']
