@@ -5,13 +5,14 @@ results database (iogap.runguard) and clears what killed runs left behind.
 '''
 
 import os
-import subprocess
 import sys
 
 from iogap import profile
 from iogap import runguard
 from iogap.core import scratch
-from iogap.errors import IogapError, ReferenceFileError
+from iogap.slurmstate import (  # noqa: F401 (the run's checks)
+    check_nodes, check_slurm, selected, slurm_partitions)
+from iogap.errors import ReferenceFileError
 from iogap.judge import references
 
 #: Options with which reframe runs (or dry-runs) tests
@@ -79,33 +80,24 @@ def start(argv, system, output, results_db=None):
         check_nodes(slurm_partitions(system, argv))
 
     for root in roots:
-        made = scratch.create(root)
-        if made:
-            print(made, file=sys.stderr)
-        # A root this host cannot use is the jobs' to report
-        if os.path.isdir(root) and not scratch.problem(root):
-            scratch.lock_run(root, 'scratch root')
-            swept = scratch.remove_leftovers(root)
-            if swept:
-                print(swept, file=sys.stderr)
+        take_root(root, selected(system, argv))
 
 
-def check_slurm():
-    '''Stop before any job when the Slurm controller does not answer: each
-    submission would otherwise wait for it in turn.'''
-    try:
-        proc = subprocess.run(['scontrol', 'ping'], capture_output=True,
-                              text=True, timeout=30)
-        answer = [line for line in (proc.stdout + proc.stderr).splitlines()
-                  if line.strip().strip('*')]
-        up = proc.returncode == 0 and answer and 'UP' in answer[0]
-    except (OSError, subprocess.TimeoutExpired) as err:
-        up, answer = False, [str(err)]
-
-    if not up:
-        said = answer[0].strip() if answer else 'no reply'
-        raise IogapError(f'the Slurm controller does not answer ({said}): '
-                         f'no job can be submitted')
+def take_root(root, partitions):
+    '''Make a run's scratch root, lock it for each of the run's
+    ``partitions`` on it (runs of other partitions share it: a night split
+    per partition) and clear what killed runs left there.'''
+    made = scratch.create(root)
+    if made:
+        print(made, file=sys.stderr)
+    # A root this host cannot use is the jobs' to report
+    if os.path.isdir(root) and not scratch.problem(root):
+        for part in partitions:
+            if part['extras']['scratch_root'] == root:
+                scratch.lock_run(root, 'scratch root', part['name'])
+        swept = scratch.remove_leftovers(root)
+        if swept:
+            print(swept, file=sys.stderr)
 
 
 def output_dir(argv, environ, default):
@@ -140,60 +132,3 @@ def file_handlers(argv, output):
              'timestamp': LOG_TIMESTAMP, 'level': 'debug', 'append': True,
              'format': '[%(asctime)s] %(levelname)s: %(check_info)s: '
                        '%(message)s'}]
-
-
-#: Node states (sinfo %T, less a trailing flag) in which jobs can run
-_USABLE = ('idle', 'allocated', 'mixed', 'completing', 'reserved', 'planned')
-
-
-def slurm_partitions(system, argv):
-    '''The Slurm partitions (``-p NAME`` in their access options) of the
-    profile partitions this run selected (``--system name:part``).'''
-    chosen = {a.split(':', 1)[1] for a in _system_args(argv) if ':' in a}
-    found = set()
-    for part in system['partitions']:
-        if chosen and part['name'] not in chosen:
-            continue
-        for opt in part.get('access', []):
-            if opt.startswith('-p '):
-                found.add(opt[3:].strip())
-
-    return sorted(found)
-
-
-def _system_args(argv):
-    for i, arg in enumerate(argv):
-        if arg == '--system' and i + 1 < len(argv):
-            yield argv[i + 1]
-        elif arg.startswith('--system='):
-            yield arg.split('=', 1)[1]
-
-
-def check_nodes(partitions):
-    '''Stop before any job when a node of the selected Slurm partitions is
-    down, drained or not responding, naming it: its jobs would wait for it
-    or die on it.'''
-    if not partitions:
-        return
-
-    try:
-        proc = subprocess.run(['sinfo', '-h', '-N', '-p', ','.join(partitions),
-                               '-o', '%N|%P|%T|%E'], capture_output=True,
-                              text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired) as err:
-        raise IogapError(f'sinfo failed: {err}') from None
-
-    bad = {}
-    for line in proc.stdout.splitlines():
-        node, part, state, reason = (line.split('|') + ['', '', ''])[:4]
-        if state.rstrip('*~#!%$@^-').lower() not in _USABLE or \
-                state.endswith('*'):
-            why = f' ({reason})' if reason and reason != 'none' else ''
-            bad.setdefault(node, [state.lower(), why, []])[2].append(part)
-
-    if bad:
-        said = '; '.join(f'node {n} of partition {", ".join(parts)} is '
-                         f'{state}{why}' for n, (state, why, parts) in
-                         sorted(bad.items()))
-        raise IogapError(f'{said}: its jobs cannot run (scontrol update '
-                         f'nodename=<node> state=resume, once it is back)')
