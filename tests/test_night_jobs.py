@@ -228,6 +228,14 @@ def test_the_sweep_of_a_single_job_night_comes_from_its_plan(tmp_path):
                       'plan_digest': 'abc', 'plan_job': 'sweep-knl',
                       'sweep_nodes': 2}
     assert sweep.state({'IOGAP_NIGHT_SWEEP': '1'}) == sweep.IDLE
+    # No plan (no budget, or a suite that failed before planning): one line
+    proc = subprocess.run([sys.executable, '-m', 'ci.nightly', 'sweep'],
+                          cwd=ROOT, capture_output=True, text=True, env=dict(
+                              os.environ, IOGAP_OUTPUT=str(tmp_path / 'none')))
+    assert proc.returncode == 1 and proc.stderr == (
+        f'nightly: no plan to sweep ({tmp_path}/none/ci/plan.json): the '
+        f'suite job plans a night when a budget is set '
+        f'(IOGAP_NIGHT_NODE_HOURS, IOGAP_NIGHT_WALL)\n')
     assert sweep.state({'IOGAP_NIGHT_SWEEP': 'avail'}) == 'avail'
 
 

@@ -19,6 +19,7 @@ suite job's plan (output/ci/plan.json) says what each partition sweeps.
 
 import csv
 import json
+import os
 import statistics
 
 from ci.nightly import plan
@@ -46,7 +47,12 @@ def shares(environ):
     if environ.get('IOGAP_NIGHT_SELECT'):
         night = Night(environ)
         return [(night, *plan.tonight(night, environ))]
-    with open(Night(environ).path('plan.json')) as fp:
+    path = Night(environ).path('plan.json')
+    if not os.path.isfile(path):
+        raise SystemExit(f'nightly: no plan to sweep ({path}): the suite '
+                         f'job plans a night when a budget is set '
+                         f'(IOGAP_NIGHT_NODE_HOURS, IOGAP_NIGHT_WALL)')
+    with open(path) as fp:
         made = json.load(fp)
     return [(Night(environ, job=f'sweep-{part}', partition=part),
              [a for v in swept['variants'] for a in ('-n', v)],
