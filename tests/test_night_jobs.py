@@ -329,3 +329,8 @@ def test_a_split_night_is_one_night_of_the_history():
     lines, steps, _ = changepoint.judge(db, knl)
     assert not steps and not any('no value tonight' in ln for ln in lines)
     assert lines[-1].endswith(f'judged over 1 night(s) of {db}')
+    # The sweep ran the direct dd on n1 and n2 too: those runs are not the
+    # case's as the plan runs it (its cost, the nights it ran)
+    runs = cost.measured(db, 'minicluster')
+    [direct] = [k for k in runs if k[1] == 'knl' and 'mode=direct' in k[0]]
+    assert len(runs[direct]) == 1

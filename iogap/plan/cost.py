@@ -26,6 +26,9 @@ WRITE_BW = BW.name(phase='write')
 #: Runs of a case whose median is its measured wall time
 LAST_RUNS = 3
 
+#: What ReFrame's --distribute adds to a case's display name: its node
+SWEPT = ' %.nid='
+
 
 def _bytes(size):
     '''Bytes in a profile size (``1M``, ``16m``, ``1g``: the extras'
@@ -109,7 +112,9 @@ def _testcases(db_path, system):
     '''``(night, testcase)`` of every measured case of ``system`` that
     completed in the results database, oldest session first. A session's
     night is the plan's it ran (``plan_night``), else the day it started
-    (days since 1970-01-01 UTC, the plan's calendar).'''
+    (days since 1970-01-01 UTC, the plan's calendar). A node sweep's runs
+    (``reframe --distribute``: a case pinned to each node, its node in
+    its display name) are not the case's as the plan runs it: left out.'''
     try:
         with closing(sqlite3.connect(f'file:{db_path}?mode=ro',
                                      uri=True)) as conn:
@@ -126,7 +131,8 @@ def _testcases(db_path, system):
         for run in session.get('runs', []):
             for tc in run['testcases']:
                 if tc.get('system') == system and not tc.get('fixture') \
-                        and tc.get('result') in ('pass', 'fail'):
+                        and tc.get('result') in ('pass', 'fail') and \
+                        SWEPT not in tc.get('display_name', ''):
                     yield night, tc
 
 
