@@ -156,7 +156,7 @@ def test_the_child_pipeline_runs_each_share_in_a_job_of_its_own(minicluster):
     tonight, child, parent = child_pipeline(minicluster, {
         'IOGAP_RESERVATION': 'night', 'IOGAP_QOS': 'q', 'SLURM_CONF': '/s',
         'IOGAP_NIGHT_WITHIN': WITHIN, 'IOGAP_NIGHT_SELECT': 'not carried',
-        'HOME': '/not/carried'})
+        'HOME': '/not/carried', 'IOGAP_SPACK_MIRROR': 'https://u:t@m/'})
     assert child['stages'] == ['partition', 'cross', 'sweep', 'report']
     assert child['.iogap'] == {k: v for k, v in parent['.iogap'].items()
                                if k != 'rules'}

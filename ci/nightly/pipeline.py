@@ -32,19 +32,25 @@ FILE = 'night-pipeline.yml'
 #: Stages of the child pipeline, in order
 STAGES = ['partition', 'cross', 'sweep', 'report']
 
-#: What each job of the child pipeline is given on its own
-PER_JOB = ('IOGAP_NIGHT_JOB', 'IOGAP_NIGHT_PARTITION', 'IOGAP_NIGHT_SELECT',
-           'IOGAP_NIGHT_EXTRAS', 'IOGAP_OUTPUT')
+#: The night's settings each job of the child pipeline reads as the
+#: planning job had them (GitLab forwards the schedule's variables too;
+#: gitlab-ci-local does not). Nothing that may hold a credential (a
+#: mirror's URL) is written into the artifact.
+CARRIED = ('IOGAP_SCRATCH', 'IOGAP_HISTORY_NIGHTS', 'IOGAP_SELECT',
+           'IOGAP_REFERENCE_DIR', 'IOGAP_REQUIRE_REFERENCES',
+           'IOGAP_ACCOUNT', 'IOGAP_QOS', 'IOGAP_RESERVATION',
+           'IOGAP_NIGHT_NODE_HOURS', 'IOGAP_NIGHT_WALL', 'IOGAP_NIGHT_JOBS',
+           'IOGAP_NIGHT_SWEEP', 'IOGAP_NIGHT_WITHIN', 'IOGAP_CANARIES',
+           'IOGAP_SPACK_ROOT', 'IOGAP_SPACK_ENV', 'IOGAP_SPACK_VIEW',
+           'IOGAP_OSU_PREFIX', 'IOGAP_PYTHON', 'IOGAP_MINICLUSTER_PARTITIONS',
+           'SLURM_CONF')
 
 
 def carried(environ):
-    '''The night's settings, as this job has them (the schedule's
-    variables, the runner's Slurm): every job of the child pipeline reads
-    the same (GitLab forwards the schedule's variables too, with the same
-    values; a literal ``$`` is written ``$$``).'''
-    return {k: v.replace('$', '$$') for k, v in sorted(environ.items())
-            if (k.startswith('IOGAP_') and k not in PER_JOB) or
-            k == 'SLURM_CONF'}
+    '''The :data:`CARRIED` settings ``environ`` has (a literal ``$`` is
+    written ``$$``, as GitLab reads it).'''
+    return {k: environ[k].replace('$', '$$') for k in CARRIED
+            if environ.get(k)}
 
 
 def _parent():
