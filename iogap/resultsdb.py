@@ -120,7 +120,8 @@ def keep_copy(path):
         return None
     check(path)
     good = path + LAST_GOOD
-    part = good + '.part'
+    # the jobs of a night split per partition keep copies at once
+    part = f'{good}.part{os.getpid()}'
     try:
         with closing(sqlite3.connect(f'file:{os.path.abspath(path)}?mode=ro',
                                      uri=True)) as src, \

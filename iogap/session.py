@@ -2,7 +2,7 @@
 lists; when it runs, it takes the scratch root and the output directory
 for itself (one run at a time), checks the output file system and the
 results database (iogap.runguard), on Slurm the controller and the nodes
-(iogap.slurmcheck), and clears what killed runs left behind.
+(iogap.slurmstate), and clears what killed runs left behind.
 '''
 
 import os
@@ -13,7 +13,8 @@ from iogap import runguard
 from iogap.core import scratch
 from iogap.errors import ReferenceFileError
 from iogap.judge import references
-from iogap.slurmcheck import check_nodes, check_slurm, slurm_partitions
+from iogap.slurmstate import (check_nodes, check_slurm, selected,
+                              slurm_partitions)
 
 #: Options with which reframe runs (or dry-runs) tests
 _RUNS = ('-r', '--run', '--dry-run', '--ci-generate')
@@ -62,7 +63,7 @@ def start(argv, system, output, results_db=None):
         check_nodes(slurm_partitions(system, argv))
 
     for root in roots:
-        take_scratch_root(root)
+        take_scratch_root(root, selected(system, argv))
 
 
 def say_what_is_judged(system):
@@ -88,15 +89,18 @@ def say_what_is_judged(system):
               f'{also}: not judged here', file=sys.stderr)
 
 
-def take_scratch_root(root):
-    '''Make ``root`` the suite's if it is missing, lock it for this run
-    and remove what killed runs left in it.'''
+def take_scratch_root(root, partitions):
+    '''Make ``root`` the suite's if it is missing, lock it for each of the
+    run's ``partitions`` on it (runs of other partitions share it: a night
+    split per partition) and remove what killed runs left in it.'''
     made = scratch.create(root)
     if made:
         print(made, file=sys.stderr)
     # A root this host cannot use is the jobs' to report
     if os.path.isdir(root) and not scratch.problem(root):
-        scratch.lock_run(root, 'scratch root')
+        for part in partitions:
+            if part['extras']['scratch_root'] == root:
+                scratch.lock_run(root, 'scratch root', part['name'])
         swept = scratch.remove_leftovers(root)
         if swept:
             print(swept, file=sys.stderr)

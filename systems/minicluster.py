@@ -146,6 +146,8 @@ def _nodes_partition(name):
         name, f'Local cluster partition {name}: nodes n1-n{_NODES}, one '
         f'CPU each', _ONE_CPU, ['multinode'],
         {'max_nodes': _NODES, 'ior_max_ppn': 1,
+         # A node sweep (reframe --distribute) covers n1..nN
+         'sweep_nodes': _NODES,
          # The study's collective point scaled down: every node, one
          # aggregator on each
          'ior_collective_nodes': min(_NODES, 2), 'ior_collective_ppn': 1})

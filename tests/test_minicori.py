@@ -18,7 +18,7 @@ import time
 import pytest
 
 from conftest import ROOT, cases, run_reframe
-from iogap.core import placement, scratch
+from iogap.core import placement, runlock, scratch
 from iogap.judge import split_skips
 
 pytestmark = pytest.mark.reframe
@@ -91,8 +91,8 @@ def leftovers(run, tmp_path):
     '''What a run left: scratch entries other than the suite's marker and
     locks, and live processes in its stage or scratch directories.'''
     root = tmp_path / 'scratch'
-    files = sorted(e for e in os.listdir(root) if e not in (
-        scratch.MARKER, scratch.RUN_LOCK))
+    files = sorted(e for e in os.listdir(root)
+                   if e != scratch.MARKER and not runlock.is_lock(e))
     deadline = time.monotonic() + 15        # KillWait=5 and step teardown
     while True:
         procs = processes_under(run.out) + processes_under(root)

@@ -1,8 +1,12 @@
 '''The nightly pipeline: ci/gitlab-ci.yml run by gitlab-ci-local (shell
 executor, --shell-isolation: every job in its own build directory, with
 GitLab's cache and artifacts between them) on a copy of this repository,
-a tiny selection on the generic profile; and the night's driver
-(python -m ci.nightly) on its own for the verdicts that need no emulator.
+a tiny selection on the generic profile; a night split per partition on
+the local Slurm cluster (gitlab-ci-local 4.73 runs the child pipeline a
+trigger includes from an artifact, though it forwards no variables and
+does not pass the child's status to the trigger: each child job is read
+apart); and the night's driver (python -m ci.nightly) on its own for the
+verdicts that need no emulator.
 
 gitlab-ci-local is installed with npm into $IOGAP_CI_TOOLS (default
 /var/tmp/iogap-ci/node), outside the repository; without npm, the npm
@@ -16,14 +20,16 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 
 import pytest
 import yaml
 
-from conftest import ROOT, run_reframe
+from conftest import ROOT, built_view, run_reframe
 
 pytestmark = pytest.mark.reframe
 
@@ -194,13 +200,17 @@ class Pipeline:
         git(self.repo, 'add', '-A')
         git(self.repo, 'commit', '-q', '-m', message)
 
-    def gcl(self, *args, source='schedule', timeout=600):
+    def gcl(self, *args, source='schedule', timeout=600, variables=None):
+        '''The emulator on the copy, with the schedule's ``variables``
+        (default: the generic profile, a tiny selection).'''
+        variables = variables or {'IOGAP_SYSTEM': 'anyhost',
+                                  'IOGAP_SELECT': SELECT}
+        variables = {'IOGAP_SCRATCH': self.top / 'scratch', **variables}
         cmd = [self.exe, '--no-color', '--home', str(self.top / 'home'),
                '--ignore-predefined-vars', 'CI_PIPELINE_SOURCE',
                '--variable', f'CI_PIPELINE_SOURCE={source}',
-               '--variable', 'IOGAP_SYSTEM=anyhost',
-               '--variable', f'IOGAP_SCRATCH={self.top / "scratch"}',
-               '--variable', f'IOGAP_SELECT={SELECT}', *args]
+               *[a for k, v in variables.items()
+                 for a in ('--variable', f'{k}={v}')], *args]
         return subprocess.run(cmd, cwd=self.repo, capture_output=True,
                               text=True, timeout=timeout,
                               env=clean_environ(RFM_COLORIZE='n'))
@@ -248,9 +258,14 @@ class Night:
 
 
 @pytest.fixture(scope='module')
-def nights(gitlab_ci_local, tmp_path_factory):
+def pipeline(gitlab_ci_local, tmp_path_factory):
+    '''The copy, its emulator and its cache (the venv built once).'''
+    return Pipeline(gitlab_ci_local, tmp_path_factory.mktemp('pipeline'))
+
+
+@pytest.fixture(scope='module')
+def nights(pipeline):
     '''A green night, then one after a too strict reference was committed.'''
-    pipeline = Pipeline(gitlab_ci_local, tmp_path_factory.mktemp('pipeline'))
     pipeline.commit('green', 'references any disk meets')
     green = pipeline.night('green')
     green.sessions = pipeline.sessions()
@@ -393,4 +408,137 @@ def test_what_the_emulator_does_not_run_is_wired(nights):
     for name in ('report', 'rebaseline'):
         assert jobs[name]['needs'][0]['job'] == 'suite'
         assert jobs[name]['needs'][0]['artifacts'] is True
-        assert {r.get('when') for r in jobs[name]['rules']} == {'always'}
+        # never in a night split per partition (its child pipeline has its
+        # own), else always: after a red suite too
+        assert [r.get('when') for r in jobs[name]['rules']] == [
+            'never', 'always', 'always']
+        assert jobs[name]['rules'][0] == jobs['suite']['rules'][0]
+
+
+# --- a night split per partition, on the local cluster --------------------
+
+#: Partitions knl and shared of the local cluster, dd and the OSU latency
+#: (bench/budget.py's universe), a budget for each: jobs knl and shared,
+#: the latency ratio across them with its two sides, knl's node sweep; in
+#: a reservation of every node
+SPLIT = {'IOGAP_SYSTEM': 'minicluster',
+         'IOGAP_MINICLUSTER_PARTITIONS': 'knl,shared',
+         'IOGAP_NIGHT_NODE_HOURS': 'knl=0.1,shared=0.1',
+         'IOGAP_NIGHT_WITHIN': '^(OSULatency|DDSingleStream)$',
+         'IOGAP_CANARIES': 'RatioCheck@0|DDSingleStream@2',
+         'IOGAP_NIGHT_SWEEP': '1', 'IOGAP_RESERVATION': 'iogap-night'}
+CHILD = ['night:knl', 'night:shared', 'night:knl+shared', 'sweep:knl',
+         'report', 'rebaseline']
+
+
+def history(db):
+    '''``[(session info, test cases)]`` of a results database, in order.'''
+    with sqlite3.connect(f'file:{db}?mode=ro', uri=True) as conn:
+        blobs = conn.execute('SELECT json_blob FROM sessions ORDER BY '
+                             'session_start_unix').fetchall()
+    conn.close()
+    return [(r['session_info'], [tc for run in r['runs'][:1]
+                                 for tc in run['testcases']
+                                 if not tc['fixture']])
+            for r in map(json.loads, (b for (b,) in blobs))]
+
+
+@pytest.fixture(scope='module')
+def split_night(pipeline, tmp_path_factory):
+    '''The parent pipeline on the local cluster with a budget per
+    partition: night-plan writes the child pipeline, night triggers it
+    (gitlab-ci-local runs it from the artifact); then what the history
+    and Slurm say of every job.'''
+    from test_multinode import Cluster, cannot_make_cluster
+    why = cannot_make_cluster() or (
+        built_view() is None and 'no Spack-built view: no OSU')
+    if why:
+        pytest.skip(why)
+    cluster = Cluster(tmp_path_factory.mktemp('split-cluster'))
+    cluster.start('--nodes', '2')
+    try:
+        made = cluster.client('scontrol', 'create', 'reservation',
+                              'ReservationName=iogap-night', 'Users=root',
+                              'Nodes=n0,n1,n2', 'StartTime=now',
+                              'Duration=30')
+        assert made.returncode == 0, made.stdout + made.stderr
+        if subprocess.run(['git', '-C', str(pipeline.repo), 'rev-parse',
+                           'HEAD'], capture_output=True).returncode:
+            pipeline.commit('green', 'references any disk meets')
+        start = time.monotonic()
+        proc = pipeline.gcl('--shell-isolation', '--timestamps', timeout=900,
+                            variables={**SPLIT, 'IOGAP_SPACK_VIEW':
+                                       built_view(), 'SLURM_CONF':
+                                       cluster.exports['SLURM_CONF']})
+        night = Night(proc, pipeline.repo / '.gitlab-ci-local' / 'artifacts')
+        night.wall = time.monotonic() - start
+        night.child = dict((j, s) for s, j in re.findall(
+            r'^\s*(PASS|FAIL)\s+\[.*?\]\s+\[night\] -> (\S+)\s*$',
+            night.log, re.M))
+        night.sessions = history(pipeline.top / 'iogap-history' /
+                                 'minicluster' / 'results.db')
+        night.reservation = {}
+        for _, testcases in night.sessions:
+            for tc in testcases:
+                if 'judge' not in tc['tags']:
+                    job = cluster.client('scontrol', 'show', 'job',
+                                         str(tc['jobid'])).stdout
+                    night.reservation[tc['jobid']] = re.findall(
+                        r'Reservation=(\S+)', job)
+        print(f'split night: {night.wall:.0f} s, jobs {night.child}')
+        yield night
+    finally:
+        cluster.local_slurm('stop')
+
+
+def test_a_split_night_runs_each_share_in_its_own_job(split_night):
+    night = split_night
+    assert night.jobs == {'night-plan': 'PASS', 'night': 'PASS'}, night.log
+    assert night.child == {job: 'PASS' for job in CHILD}, night.log
+    assert ('night-pipeline.yml: night:knl, night:shared, night:knl+shared,'
+            ' sweep:knl, report, rebaseline') in night.job_log('night-plan')
+    # One history: a session per job, the same night's plan
+    infos = {info['plan_job']: info for info, _ in night.sessions}
+    assert sorted(infos) == sorted(['knl', 'shared', 'knl+shared',
+                                    'sweep-knl'])
+    assert len({(i['pipeline'], i['plan_digest'])
+                for i in infos.values()}) == 1
+    # the partitions' jobs ran at once, into the one database
+    knl, shared = infos['knl'], infos['shared']
+    assert knl['time_start_unix'] < shared['time_end_unix'] and \
+        shared['time_start_unix'] < knl['time_end_unix']
+    cases = {info['plan_job']: tcs for info, tcs in night.sessions}
+    for job in ('knl', 'shared'):
+        assert {tc['partition'] for tc in cases[job]} == {job}
+    # The ratio across partitions beside both its sides
+    [ratio] = [tc for tc in cases['knl+shared']
+               if tc['name'].startswith('RatioCheck')]
+    assert ratio['result'] == 'pass'
+    assert sorted((tc['name'].split()[0], tc['partition'])
+                  for tc in cases['knl+shared'] if tc is not ratio and
+                  tc['partition'] in ('knl', 'shared')) == [
+        ('OSULatency', 'knl'), ('OSULatency', 'shared')]
+
+
+def test_the_sweep_measures_every_node_and_the_reservation_holds(
+        split_night):
+    night = split_night
+    [sweep] = [tcs for info, tcs in night.sessions
+               if info['plan_job'] == 'sweep-knl']
+    assert sorted(tc['job_nodelist'] for tc in sweep) == [['n1'], ['n2']]
+    assert {tc['name'].split()[0] for tc in sweep} == {'DDSingleStream'}
+    said = night.job_log('sweep:knl')
+    assert 'swept 2 node(s) of knl (n1, n2); the plan counted 2 ' \
+           '(sweep_nodes)' in said
+    assert re.search(r'^SWEEP DDSingleStream .* @minicluster:knl: 2 node\(s\)'
+                     r' \(n1, n2\); most spread \w+ ', said, re.M), said
+    # Every job of every share ran in the reservation the schedule named
+    assert night.reservation and all(
+        found == ['iogap-night'] for found in night.reservation.values()), \
+        night.reservation
+    # The report and the proposal read every run report of the night
+    assert 'iogap.report: wrote output/html/index.html' in \
+        night.job_log('report')
+    assert night.path('report', 'output', 'html', 'index.html').exists()
+    assert 'inter_node_over_intra_node_mpi_latency' in \
+        night.job_log('rebaseline')

@@ -33,7 +33,7 @@ def check_rotation(record, canaries, slack=1e-9):
         for judgement, needs in record['needs'].items():
             if judgement in planned:
                 assert set(needs) <= planned, (judgement, needs)
-        used = {}
+        used = dict(record.get('sweep_usage') or {})   # every night
         for sel in planned & set(record['usage']):
             for k, v in record['usage'][sel].items():
                 used[k] = used.get(k, 0) + v

@@ -1,10 +1,14 @@
-'''python -m ci.nightly suite | verdict REPORT [--stdout F] | changepoints DB
+'''python -m ci.nightly suite | pipeline | sweep | verdict REPORT
+[--stdout F] | changepoints DB
 
 ``suite`` runs tonight's suite (IOGAP_SYSTEM, IOGAP_SELECT), tagged with
 the pipeline and commit, into the history database (IOGAP_RESULTS_DB),
 compares it with the last IOGAP_HISTORY_NIGHTS days, hands the run report
 to the later jobs (``output/ci/night.env``) and ends the job log with the
 night's summary (also ``output/ci/summary.txt``); it exits 1 on a red night.
+``pipeline`` plans a night whose budget is per partition and writes it as
+a child pipeline of per-partition jobs (ci/nightly/pipeline.py); ``sweep``
+runs the node sweep of the night's plan (ci/nightly/sweep.py).
 ``verdict`` judges a run again from its files; ``changepoints`` judges
 the series of nights of a results database (docs/changepoints.md).
 '''
@@ -118,7 +122,9 @@ def suite():
         _print_summary(None, title, [f'RED: {err}'])
         return 1
 
-    returncode, report = night.run()
+    from ci.nightly import plan
+    os.makedirs(night.dir, exist_ok=True)
+    returncode, report = night.run(*plan.tonight(night, os.environ))
     night.hand_over(report)
     lines = kept + (_history(night, report) if report else [])
     found, red = verdict.judge(report, night.stdout, _reference_path(system),
@@ -155,6 +161,10 @@ def main(argv=None):
                                      description=__doc__.split('\n')[0])
     sub = parser.add_subparsers(dest='command', required=True)
     sub.add_parser('suite', help="run, compare and judge tonight's suite")
+    sub.add_parser('pipeline', help='plan tonight as a child pipeline of '
+                   'per-partition jobs')
+    sub.add_parser('sweep', help='run the plan\'s node sweep (measured, '
+                   'not judged)')
     again = sub.add_parser('verdict', help='judge a run from its files')
     again.add_argument('report', help='the ReFrame run report')
     again.add_argument('--stdout', help="reframe's stdout (skip reasons)")
@@ -169,6 +179,12 @@ def main(argv=None):
             print('\n'.join(lines))
             return 1 if found else 2 if lines[-1].endswith('not judged') \
                 else 0
+        if args.command == 'pipeline':
+            from ci.nightly import pipeline
+            return pipeline.main(os.environ)
+        if args.command == 'sweep':
+            from ci.nightly import sweep
+            return sweep.main(os.environ, _print_summary)
         return suite() if args.command == 'suite' else recheck(args)
     except OSError as err:
         # A full or read-only output: one line, a red night

@@ -8,32 +8,53 @@ import json
 import re
 import sqlite3
 import statistics
-import xml.etree.ElementTree as ET
 
 from ci.nightly import provenance
+from ci.nightly.junit import add_junit  # noqa: F401 (its JUnit suite)
 from ci.nightly.verdict import final_cases
 from iogap.judge import changepoint
 
 _REPEAT = re.compile(r'\s*%\.?repeat_no=\d+')
 
 
-#: Sessions read back from tonight: enough for every candidate step (a
+#: Nights read back from tonight: enough for every candidate step (a
 #: year of full nights would be hundreds of MB of JSON to decode)
 KEPT = 3 * (changepoint.HISTORY + changepoint.WINDOW)
 
 
+def night_of(uuid, pipeline):
+    '''What makes a session's night: its pipeline (the jobs of a night
+    split per partition are several sessions), else the session itself.'''
+    return pipeline if pipeline and pipeline != 'local' else uuid
+
+
+def _last_nights(conn, uuid, kept):
+    '''The sessions of the ``kept`` nights up to session ``uuid`` (the
+    newest when ``None``), newest first; read lazily, newest first.'''
+    rows = conn.execute("SELECT uuid, json_extract(json_blob, "
+                        "'$.session_info.pipeline') FROM sessions ORDER BY "
+                        "session_start_unix DESC")
+    wanted, nights = [], []
+    for found, pipeline in rows:
+        if uuid is not None and not wanted and found != uuid:
+            continue
+        if night_of(found, pipeline) not in nights:
+            if len(nights) == kept:
+                break
+            nights.append(night_of(found, pipeline))
+        wanted.append(found)
+    return wanted
+
+
 def sessions(db_path, uuid=None, kept=KEPT):
     '''``[(session_info, final cases)]`` of the database, oldest first: the
-    ``kept`` sessions up to session ``uuid`` (the newest when ``None``);
-    ``[]`` when ``uuid`` is not there.'''
+    sessions of the ``kept`` nights up to session ``uuid`` (the newest
+    when ``None``); ``[]`` when ``uuid`` is not there.'''
     uri = f'file:{db_path}?mode=ro'
     with sqlite3.connect(uri, uri=True) as conn:
-        order = [u for (u,) in conn.execute(
-            'SELECT uuid FROM sessions ORDER BY session_start_unix')]
-        if uuid is not None and uuid not in order:
+        wanted = _last_nights(conn, uuid, kept)[::-1]
+        if not wanted:
             return []
-        last = order.index(uuid) + 1 if uuid else len(order)
-        wanted = order[max(0, last - kept):last]
         blobs = dict(conn.execute(
             f'SELECT uuid, json_blob FROM sessions WHERE uuid IN '
             f'({",".join("?" * len(wanted))})', wanted).fetchall())
@@ -107,14 +128,15 @@ def judge(db_path, uuid=None):
     tonight = len(nights) - 1
     found, failed = series(nights)
     lines, steps, cases, short, gone = [], [], [], [], []
-    ran = {case_of(tc) for tc in nights[tonight][1]}
+    ran = {(f'{tc["system"]}:{tc["partition"]}', case_of(tc))
+           for tc in nights[tonight][1]}
     for (where, case, figure), points in sorted(found.items()):
         better = registry.better(case.split()[0], figure)
         if better is None:
             continue
         name = f'{case} @{where}: {figure}'
         if points[-1][0] != tonight:
-            if case in ran and case not in failed.get(tonight, ()):
+            if (where, case) in ran and case not in failed.get(tonight, ()):
                 gone.append(name)
             continue
         step, why = changepoint.recent_step([v for _, v in points], better)
@@ -127,9 +149,11 @@ def judge(db_path, uuid=None):
         steps.append((name, step))
         cases.append((name, 'step', message))
     lines += _notes(failed.get(tonight, ()), short, gone)
+    count = len({night_of(i.get('uuid'), i.get('pipeline'))
+                 for i, _ in nights})
     lines.append(f'{"STEP" if steps else "STEADY"}: {len(steps)} step '
                  f'change(s) in {len(cases)} figure(s) judged over '
-                 f'{len(nights)} night(s) of {db_path}')
+                 f'{count} night(s) of {db_path}')
     return lines, steps, cases + short
 
 
@@ -157,27 +181,3 @@ def _notes(failed, short, gone):
                      f'ran tonight have no value tonight (renamed or '
                      f'dropped), e.g. {gone[0]}')
     return lines
-
-
-def add_junit(path, cases):
-    '''Add the verdicts as their own ``changepoint`` suite to the JUnit
-    report at ``path`` (made if missing).'''
-    try:
-        tree = ET.parse(path)
-        root = tree.getroot()
-    except (OSError, ET.ParseError):
-        root = ET.Element('testsuites')
-        tree = ET.ElementTree(root)
-    suite = ET.SubElement(root, 'testsuite', name='changepoint',
-                          tests=str(len(cases)), failures=str(sum(
-                              s == 'step' for _, s, _ in cases)),
-                          skipped=str(sum(s == 'short' for _, s, _ in cases)))
-    for name, status, message in cases:
-        case = ET.SubElement(suite, 'testcase', classname='changepoint',
-                             name=name)
-        if status == 'step':
-            ET.SubElement(case, 'failure', type='step change',
-                          message=message)
-        elif status == 'short':
-            ET.SubElement(case, 'skipped', message=message)
-    tree.write(path, encoding='utf-8', xml_declaration=True)

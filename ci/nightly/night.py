@@ -21,13 +21,19 @@ def shown(path):
 
 
 class Night:
-    '''What tonight runs and where it keeps what it produces.'''
+    '''What tonight runs and where it keeps what it produces. A job of a
+    night split per partition (``IOGAP_NIGHT_JOB``) keeps it apart, in
+    ``output/ci/<job>/``, and runs on its partition alone
+    (``IOGAP_NIGHT_PARTITION``; none: every partition).'''
 
-    def __init__(self, environ):
+    def __init__(self, environ, job=None, partition=None):
         self.system = environ.get('IOGAP_SYSTEM') or None
         self.output = os.path.abspath(environ.get('IOGAP_OUTPUT') or
                                       os.path.join(ROOT, 'output'))
-        self.dir = os.path.join(self.output, 'ci')
+        self.job = job or environ.get('IOGAP_NIGHT_JOB') or None
+        self.partition = partition or \
+            environ.get('IOGAP_NIGHT_PARTITION') or None
+        self.dir = os.path.join(self.output, 'ci', *filter(None, [self.job]))
         self.select = shlex.split(environ.get('IOGAP_SELECT', ''))
         self.nights = int(environ.get('IOGAP_HISTORY_NIGHTS') or 7)
         from ci.nightly import provenance
@@ -36,7 +42,8 @@ class Night:
                        **provenance.extras(environ)}
         self.results_db = environ.get('IOGAP_RESULTS_DB')
         self.stdout = os.path.join(self.dir, 'reframe.out')
-        self.junit = os.path.join(self.output, 'reports', 'junit.xml')
+        self.junit = os.path.join(self.output, 'reports', 'junit.xml' if
+                                  not self.job else f'junit-{self.job}.xml')
 
     def path(self, name):
         return os.path.join(self.dir, name)
@@ -59,27 +66,34 @@ class Night:
         return system['name']
 
     def reframe(self, *args):
-        '''The reframe command on this system, with the history database.'''
+        '''The reframe command on this system (this job's partition), with
+        the history database.'''
         local = os.path.join(os.path.dirname(sys.executable), 'reframe')
         exe = local if os.path.exists(local) else 'reframe'
+        where = f'{self.system}:{self.partition}' if self.partition \
+            else self.system
         return [exe, '-C', os.path.join(ROOT, 'reframe_config.py'),
-                '--system', self.system, *args]
+                '--system', where, *args]
 
     def environ(self):
         return dict(os.environ, IOGAP_RESULTS_DB=self.results_db,
                     IOGAP_OUTPUT=self.output, PYTHONUNBUFFERED='1')
 
-    def run(self):
-        '''Run the suite; its exit status and its run report (or ``None``).
-        Its stdout goes to the job log and to :attr:`stdout`.'''
+    def run(self, planned, plan_extras):
+        '''Run the suite with the plan's options and session extras; its
+        exit status and its run report (or ``None``). Its stdout goes to
+        the job log and to :attr:`stdout`.'''
         before = set(self.reports())
         os.makedirs(self.dir, exist_ok=True)
         os.makedirs(os.path.dirname(self.results_db), exist_ok=True)
-        from ci.nightly import plan
-        planned, plan_extras = plan.tonight(self, os.environ)
         extras = ','.join(f'{k}={v}' for k, v in
                           {**self.extras, **plan_extras}.items())
-        cmd = self.reframe('-r', *self.select, *planned,
+        # ReFrame numbers a directory's reports: the jobs of a split night
+        # name theirs, as their reports meet in the jobs after them
+        named = ['--report-file', os.path.join(
+            self.output, 'reports', f'run-report-{self.job}-{{sessionid}}'
+            f'.json')] if self.job else []
+        cmd = self.reframe('-r', *self.select, *planned, *named,
                            '--session-extras', extras,
                            '--report-junit', self.junit)
         print(f'nightly: {shlex.join(cmd)}', flush=True)

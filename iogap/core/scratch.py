@@ -6,18 +6,18 @@ A scratch root must be an absolute directory dedicated to the suite: not
 (the first job that uses an empty root writes it). Inside it every test writes only in a fresh ``iogap.<test>.*``
 directory that records its owner, is removed by a trap on exit, and, for
 jobs on this host, is given up when reframe itself dies (a watchdog ends
-the job's process group). A run holds an advisory lock on its root and on
-its output directory, and removes what runs killed outright left behind.
+the job's process group). A run holds an advisory lock on its root (per
+partition, :mod:`iogap.core.runlock`) and on its output directory, and
+removes what runs killed outright left behind.
 Every I/O job of a host takes the lock of the device its root lives on, so
 runs on different roots of one disk never measure at the same time.
 '''
 
-import datetime
-import fcntl
 import os
 import shutil
 import socket
 
+from iogap.core.runlock import RUN_LOCK, lock_run  # noqa: F401 (API)
 from iogap.errors import ScratchError
 
 #: Prefix of every per-test directory; nothing else under a root is touched
@@ -29,9 +29,6 @@ MARKER = '.iogap-scratch'
 #: The file that marks an output directory as the suite's
 OUTPUT_MARKER = '.iogap-output'
 
-#: Lock file: one run at a time per root and per output directory
-RUN_LOCK = '.iogap-run.lock'
-
 _SYSTEM_DIRS = ('/', '/bin', '/boot', '/dev', '/etc', '/home', '/lib',
                 '/lib32', '/lib64', '/media', '/mnt', '/opt', '/proc',
                 '/root', '/run', '/sbin', '/srv', '/sys', '/tmp', '/usr',
@@ -39,7 +36,6 @@ _SYSTEM_DIRS = ('/', '/bin', '/boot', '/dev', '/etc', '/home', '/lib',
 
 _FIX = 'set IOGAP_SCRATCH or the partition\'s extras["scratch_root"]'
 
-_held = {}
 
 
 def check_rules(root):
@@ -126,32 +122,6 @@ def check_free_space(root, nbytes):
         raise ScratchError(f'scratch root {root} has {human(free)} free; '
                            f'this test writes {human(nbytes)}: free space or '
                            f'lower the size in the profile')
-
-
-def lock_run(path, what):
-    '''Hold an advisory lock on ``path`` for the rest of this process; a
-    second run stops with the holder's PID and start time.'''
-    if path in _held:
-        return
-
-    lock = os.path.join(path, RUN_LOCK)
-    fp = open(lock, 'a+')
-    try:
-        fcntl.flock(fp, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        fp.seek(0)
-        holder = fp.read().strip() or 'unknown'
-        fp.close()
-        raise ScratchError(f'{what} {path} is in use by another run '
-                           f'({holder}): wait for it or choose another '
-                           f'directory') from None
-
-    fp.seek(0)
-    fp.truncate()
-    fp.write(f'pid {os.getpid()} on {socket.gethostname()}, started '
-             f'{datetime.datetime.now():%Y-%m-%d %H:%M:%S}\n')
-    fp.flush()
-    _held[path] = fp
 
 
 def remove_leftovers(root):

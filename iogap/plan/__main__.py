@@ -15,10 +15,11 @@ from iogap.errors import IogapError
 ROOT = profile.ROOT
 
 
-def load(system, db, within=None):
+def load(system, db, within=None, left_out=None):
     '''The profile's cases (those whose check matches the regular
     expression ``within``, if given), judgements, costs and the nights
-    each case ran on.'''
+    each case ran on; the judgements spanning partitions that lack a side
+    are added to ``left_out``.'''
     profile.load(['--system', system] if system else [], os.environ)
     # Tonight's selection names variants by number, as the run numbers them
     profile.parametrize(profile.current())
@@ -38,7 +39,7 @@ def load(system, db, within=None):
     db = db or os.environ.get('IOGAP_RESULTS_DB') or \
         os.path.join(ROOT, 'output', 'results.db')
     db = db if os.path.isfile(db) else None
-    return name, found, cases.judgements(found), \
+    return name, found, cases.judgements(found, left_out), \
         cost.costs(found, db, name), cost.nights_ran(db, name)
 
 
@@ -52,6 +53,7 @@ def budget(args, costs):
         hours = ','.join(f'{p["name"]}={p["extras"]["night_node_hours"]}'
                          for p in profile.current()['partitions']
                          if p['extras'].get('night_node_hours'))
+    from iogap.plan.cost import totals
     full = totals(costs)
     if hours and hours.endswith('%'):
         hours = str(float(hours[:-1]) / 100 *
@@ -61,66 +63,61 @@ def budget(args, costs):
     return Budget.parse(hours, wall)
 
 
-def totals(costs):
-    '''``{partition: [cases, nodes·hours, seconds, bytes written]}``.'''
-    out = {}
-    for cost in costs.values():
-        row = out.setdefault(cost.case.partition, [0, 0.0, 0.0, 0])
-        row[0] += 1
-        row[1] += cost.node_hours
-        row[2] += cost.seconds
-        row[3] += cost.written
-    return out
-
-
-def cost_table(name, costs, every=False):
-    lines = [f'# {name}: the cost of every case (expected, per night)', '',
-             '| partition | cases | node-hours | wall (serial) | written |',
-             '|---|---|---|---|---|']
-    for part, (n, nh, secs, written) in sorted(totals(costs).items()):
-        lines.append(f'| {part} | {n} | {nh:.1f} | {secs / 3600:.1f} h | '
-                     f'{written / 1e12:.2f} TB |')
-    measured = sum(c.how.startswith('measured') for c in costs.values())
-    lines += ['', f'{measured} of {len(costs)} case(s) measured in the '
-              f'results database, the others estimated from their geometry']
-    if every:
-        lines += ['', '| case | partition | nodes | wall s | node-hours | '
-                  'written | how |', '|---|---|---|---|---|---|---|']
-        for key, c in sorted(costs.items()):
-            lines.append(f'| {c.case.unique} | {c.case.partition} | '
-                         f'{c.nodes} | {c.seconds:.0f} | {c.node_hours:.3f} '
-                         f'| {c.written / 1e9:.2f} GB | {c.how} |')
-    return '\n'.join(lines)
-
-
-def plan(args):
+def plan(args, left_out=None):
     from iogap.plan.night import Plan, night_index
     name, found, judgements, costs, ran = load(args.system, args.db,
-                                               args.within)
+                                               args.within, left_out)
     made = Plan(found, judgements, costs, budget(args, costs),
-                args.canaries or os.environ.get('IOGAP_CANARIES'), ran)
+                args.canaries or os.environ.get('IOGAP_CANARIES'), ran,
+                sweeps=bool(getattr(args, 'sweep', False) or
+                            os.environ.get('IOGAP_NIGHT_SWEEP')))
     index = args.night if args.night is not None else night_index(args.date)
     return name, made, index
 
 
 def print_night(args):
-    '''Print the reframe options that select tonight's plan, and a line
-    saying what it holds (``--json``: the plan, for the run report).'''
-    name, made, index = plan(args)
+    '''Print the reframe options that select tonight's plan, and lines
+    saying what it holds (with ``--jobs``, each pipeline job and each
+    judgement spanning partitions that does not run tonight; ``--json``:
+    the plan, for the run report).'''
+    from iogap.plan import jobs
+    left_out = []
+    name, made, index = plan(args, left_out)
     summary = made.summary(index)
+    if args.jobs:
+        summary['jobs'] = jobs.split(made, summary['selects'])
+        summary['not_tonight'] = jobs.waiting(
+            made, summary['selects'], index, made.ahead(index), left_out)
     if args.json:
         if args.rotation:
             summary['rotation'] = made.record(index)
         with open(args.json, 'w') as fp:
             json.dump(summary, fp, indent=1)
     print(' '.join(f'-n {s}' for s in summary['selects']))
+    say_night(name, made, index, summary)
+
+
+def say_night(name, made, index, summary):
+    '''The plan's lines on stderr: the night, its jobs, what waits.'''
+    sweep = ''.join(f', a sweep of {len(s["variants"])} variant(s) over '
+                    f'{s["nodes"]} nodes of {p}'
+                    for p, s in summary['sweep'].items()) or (
+        ', nothing to sweep (no partition with sweep_nodes runs a '
+        'single-node canary)' if made.sweeps else '')
     print(f'iogap-plan: {name} night {index}: '
           f'{len(summary["selects"])} variants, '
-          f'{len(made.canaries)} canaries, rotation of '
+          f'{len(made.canaries)} canaries{sweep}, rotation of '
           f'{made.length} night(s), every case run within '
           f'{summary["covered_within"]}, {summary["node_hours"]} '
           f'node-hours, {summary["wall_seconds"]:.0f} s serial '
           f'(budget {made.budget.describe()})', file=sys.stderr)
+    for job in summary.get('jobs', []):
+        print(f'iogap-plan: job {job["name"]}: {len(job["selects"])} '
+              f'variants ({job["judgements"]} judgements), '
+              f'{job["node_hours"]} node-hours, {job["wall_seconds"]:.0f} '
+              f's serial', file=sys.stderr)
+    for line in summary.get('not_tonight', []):
+        print(f'iogap-plan: {line}', file=sys.stderr)
 
 
 def _parser():
@@ -144,6 +141,12 @@ def _parser():
     parser.add_argument('--rotation', action='store_true', help='--json '
                         'also holds the nights ahead until every case has '
                         'run, and each variant\'s cost')
+    parser.add_argument('--sweep', action='store_true', help='night: the '
+                        'single-node canaries also on every node of their '
+                        'partition (its sweep_nodes; IOGAP_NIGHT_SWEEP)')
+    parser.add_argument('--jobs', action='store_true', help='night: the '
+                        'plan as pipeline jobs, one per partition and one '
+                        'for the judgements spanning partitions')
     return parser
 
 
@@ -158,6 +161,7 @@ def main(argv=None):
             print(ran.render(args.report))
         elif args.what == 'cost':
             name, _, _, costs, _ = load(args.system, args.db, args.within)
+            from iogap.plan.doc import cost_table
             print(cost_table(name, costs, args.cases))
         elif args.what == 'night':
             print_night(args)

@@ -11,7 +11,7 @@ parameters, so a family's variant numbers are the check's).
 from iogap import profile
 from iogap.core import registry
 from iogap.core.base import runs_on
-from iogap.judge import readings
+from iogap.judge import readings, references
 
 #: Judgement checks, the reference entries they take and their parameter
 JUDGEMENTS = (('AbsoluteCheck', 'target'), ('RatioCheck', 'ratio'),
@@ -84,10 +84,12 @@ def _entries(param):
                            'mechanism': 'mechanisms'}[param])
 
 
-def judgements(cases):
+def judgements(cases, left_out=None):
     '''Every judgement, with the keys of its sides in ``cases``; a side
     no partition of this run generates is left out with its judgement,
-    as the judgement itself skips then.'''
+    as the judgement itself skips then. Those whose sides span
+    partitions are added to ``left_out``, if given, as ``(Check@N, name,
+    [(case, partition) missing])``: a plan says why they never run.'''
     found = []
     for check, param in JUDGEMENTS:
         cls = getattr(readings, check)
@@ -98,12 +100,33 @@ def judgements(cases):
             sides = []
             for family, part, params in reader().cases():
                 unique = _unique(family, params)
-                sides.append((unique, part))
-            if all(s in cases for s in sides):
-                name = readings.target_name(entry) if param == 'target' \
-                    else entry['name']
+                sides.append((unique or family, part))
+            name = readings.target_name(entry) if param == 'target' \
+                else entry['name']
+            missing = [s for s in dict.fromkeys(sides) if s not in cases]
+            if not missing:
                 found.append(Judgement(check, num, name,
                                        list(dict.fromkeys(sides))))
+            elif left_out is not None and len({p for _, p in sides}) > 1:
+                left_out.append((f'{check}@{num}', name, missing))
+    if left_out is not None:
+        left_out += _absent_ratios()
+    return found
+
+
+def _absent_ratios():
+    '''``(check, name, [(case, partition) missing])`` of the ratios
+    across partitions the reference file holds but this run cannot judge
+    (a partition left out, a feature the host lacks): no variant of
+    ``RatioCheck`` is generated for them.'''
+    ref, found = references.current(), []
+    for entry in (ref.data['ratios'] if ref else []):
+        sides = [entry['numerator'], entry['denominator']]
+        if id(entry) in ref.absent and \
+                len({side['partition'] for side in sides}) > 1:
+            found.append(('RatioCheck', entry['name'], [
+                (side['test'], side['partition']) for side in sides
+                if id(side) in ref.absent]))
     return found
 
 

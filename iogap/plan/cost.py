@@ -26,6 +26,9 @@ WRITE_BW = BW.name(phase='write')
 #: Runs of a case whose median is its measured wall time
 LAST_RUNS = 3
 
+#: What ReFrame's --distribute adds to a case's display name: its node
+SWEPT = ' %.nid='
+
 
 def _bytes(size):
     '''Bytes in a profile size (``1M``, ``16m``, ``1g``: the extras'
@@ -109,7 +112,9 @@ def _testcases(db_path, system):
     '''``(night, testcase)`` of every measured case of ``system`` that
     completed in the results database, oldest session first. A session's
     night is the plan's it ran (``plan_night``), else the day it started
-    (days since 1970-01-01 UTC, the plan's calendar).'''
+    (days since 1970-01-01 UTC, the plan's calendar). A node sweep's runs
+    (``reframe --distribute``: a case pinned to each node, its node in
+    its display name) are not the case's as the plan runs it: left out.'''
     try:
         with closing(sqlite3.connect(f'file:{db_path}?mode=ro',
                                      uri=True)) as conn:
@@ -126,7 +131,8 @@ def _testcases(db_path, system):
         for run in session.get('runs', []):
             for tc in run['testcases']:
                 if tc.get('system') == system and not tc.get('fixture') \
-                        and tc.get('result') in ('pass', 'fail'):
+                        and tc.get('result') in ('pass', 'fail') and \
+                        SWEPT not in tc.get('display_name', ''):
                     yield night, tc
 
 
@@ -174,3 +180,15 @@ def costs(cases, db_path=None, system=None):
     '''``{key: Cost}`` of ``cases`` (``{key: Case}``).'''
     history = measured(db_path, system) if db_path else {}
     return {key: Cost(case, history) for key, case in cases.items()}
+
+
+def totals(costs):
+    '''``{partition: [cases, nodes·hours, seconds, bytes written]}``.'''
+    out = {}
+    for cost in costs.values():
+        row = out.setdefault(cost.case.partition, [0, 0.0, 0.0, 0])
+        row[0] += 1
+        row[1] += cost.node_hours
+        row[2] += cost.seconds
+        row[3] += cost.written
+    return out

@@ -5,34 +5,11 @@ docs/budget.md``); tests/test_plan.py keeps it in sync.'''
 import os
 
 
-def render(args):
-    # the families take their values from the profile: import after it
-    from iogap.plan.__main__ import cost_table, plan, totals
-    args.db = os.devnull      # estimates only: the doc is the same anywhere
-    name, made, _ = plan(args)
-    full = totals(made.costs)
-    lines = [
-        *_estimate(name, args.node_hours),
-        '',
-        '## The full night',
-        '',
-        *cost_table(name, made.costs).splitlines()[2:],
-        '',
-        f'In all {sum(r[1] for r in full.values()):.0f} node-hours '
-        f'and {sum(r[0] for r in full.values())} cases; the wall column '
-        f'is the jobs one after another.',
-        '',
-        *_rotation(made, sorted(full)),
-    ]
-    return '\n'.join(lines)
-
-
-def _estimate(name, node_hours):
-    '''The title, and how the figures below are estimated.'''
+def _head(name, node_hours):
+    '''The title, and how a case's cost is estimated: the partitions'
+    data (the schema's defaults unless the profile sets them).'''
     from iogap import profile
-    from iogap.plan import cost  # noqa: F811 (loaded by plan)
-    # The estimate's assumptions are the partitions' data (the schema's
-    # defaults unless the profile sets them)
+    from iogap.plan import cost
     assumed = {k: '/'.join(sorted({f'{p.extras[k]:g}' for p in
                                    profile.parts()}))
                for k in ('plan_node_bandwidth', 'plan_start_seconds',
@@ -52,14 +29,28 @@ def _estimate(name, node_hours):
         f'({assumed["plan_osu_seconds"]} s). Where a case ran before, the '
         f'median of its last {cost.LAST_RUNS} runs in the results database '
         f'replaces the estimate.',
-    ]
+        '']
 
 
-def _rotation(made, parts):
-    '''The night the budget allows: its canaries, the node-hours of each
-    night of the rotation, and how a night is chosen.'''
-    from iogap.plan.night import usage
+def render(args):
+    # the families take their values from the profile: import after it
+    from iogap.plan.__main__ import plan
+    args.db = os.devnull      # estimates only: the doc is the same anywhere
+    name, made, _ = plan(args)
+    from iogap.plan.cost import totals
+    full = totals(made.costs)
+    nights = [made.summary(i) for i in range(made.length)]
+    parts = sorted(full)
     lines = [
+        *_head(name, args.node_hours),
+        '## The full night',
+        '',
+        *cost_table(name, made.costs).splitlines()[2:],
+        '',
+        f'In all {sum(r[1] for r in full.values()):.0f} node-hours '
+        f'and {sum(r[0] for r in full.values())} cases; the wall column '
+        f'is the jobs one after another.',
+        '',
         f'## A night of {made.budget.describe()}',
         '',
         f'Canaries: {len(made.canaries)} variants every night '
@@ -71,9 +62,11 @@ def _rotation(made, parts):
                                              for p in parts) + ' |',
         '|---|---|' + '---|' * len(parts),
     ]
-    for s in (made.summary(i) for i in range(made.length)):
+    canary = made.summary(0)
+    for s in nights:
         lines.append(f'| {s["night"]} | {len(s["selects"])} | ' + ' | '.join(
             f'{s["node_hours"].get(p, 0):.1f}' for p in parts) + ' |')
+    from iogap.plan.night import usage
     alone = usage(made.canaries, made.variants, made.costs)
     lines += ['', 'With no history, night *k* of the calendar (days since '
               f'1970-01-01, UTC) runs row *k* mod {made.length}. With a '
@@ -83,5 +76,46 @@ def _rotation(made, parts):
               'changes delays no case for good. The canaries alone take ' +
               ', '.join(f'{alone.get(p, 0):.1f} node-hours on {p}'
                         for p in parts) + f' (night 0\'s plan digest '
-              f'{made.summary(0)["digest"]}).', '']
-    return lines
+              f'{canary["digest"]}).', '', *_jobs(made, canary, parts)]
+    return '\n'.join(lines)
+
+
+def _jobs(made, tonight, parts):
+    '''Night 0 as the jobs of a pipeline split per partition.'''
+    from iogap.plan import jobs
+    lines = ['## Night 0 as pipeline jobs', '',
+             'With a budget per partition (`IOGAP_NIGHT_NODE_HOURS=knl=..,'
+             'haswell=..`, or `IOGAP_NIGHT_JOBS=partition`) the nightly '
+             'runs each partition\'s share in a job of its own and the '
+             'judgements across partitions, with their sides, in one more '
+             '(`python -m iogap.plan night --jobs`):', '',
+             '| job | variants | judgements | ' + ' | '.join(
+                 f'{p} node-hours' for p in parts) + ' | wall (serial) |',
+             '|---|---|---|' + '---|' * len(parts) + '---|']
+    for job in jobs.split(made, tonight['selects']):
+        lines.append(f'| {job["name"]} | {len(job["selects"])} | '
+                     f'{job["judgements"]} | ' + ' | '.join(
+                         f'{job["node_hours"].get(p, 0):.1f}' for p in parts)
+                     + f' | {job["wall_seconds"] / 3600:.1f} h |')
+    return lines + ['']
+
+
+def cost_table(name, costs, every=False):
+    lines = [f'# {name}: the cost of every case (expected, per night)', '',
+             '| partition | cases | node-hours | wall (serial) | written |',
+             '|---|---|---|---|---|']
+    from iogap.plan.cost import totals
+    for part, (n, nh, secs, written) in sorted(totals(costs).items()):
+        lines.append(f'| {part} | {n} | {nh:.1f} | {secs / 3600:.1f} h | '
+                     f'{written / 1e12:.2f} TB |')
+    measured = sum(c.how.startswith('measured') for c in costs.values())
+    lines += ['', f'{measured} of {len(costs)} case(s) measured in the '
+              f'results database, the others estimated from their geometry']
+    if every:
+        lines += ['', '| case | partition | nodes | wall s | node-hours | '
+                  'written | how |', '|---|---|---|---|---|---|---|']
+        for key, c in sorted(costs.items()):
+            lines.append(f'| {c.case.unique} | {c.case.partition} | '
+                         f'{c.nodes} | {c.seconds:.0f} | {c.node_hours:.3f} '
+                         f'| {c.written / 1e9:.2f} GB | {c.how} |')
+    return '\n'.join(lines)

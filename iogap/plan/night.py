@@ -5,16 +5,11 @@ on every partition that generates it; a variant's cost is the sum over
 those partitions. A judgement is planned with the variants of all its
 sides, so it never loses one.
 
-Canaries are derived from the judgements, not declared: the audit
-(:mod:`iogap.judge.audit`) gives each its false-alarm rate and the
-smallest regression it catches 9 nights in 10. The judgements that catch
-one, within the false-alarm budget and with no waiver, are the stable
-figures the nightly's bands and change points rely on: best detection
-first, they are canaries while their cost stays within
-:data:`CANARY_SHARE` of the budget. Everything else is grouped (the
-judgements sharing a case, with their sides, are one group) and packed,
-largest first, into the fewest nights that each fit what the canaries
-leave: the rotation.
+Canaries (:mod:`iogap.plan.canaries`) run every night, with their node
+sweep when one is asked for (:mod:`iogap.plan.sweep`). Everything else
+is grouped (the judgements sharing a case, with their sides, are one
+group) and packed, largest first, into the fewest nights that each fit
+what the canaries leave: the rotation.
 
 Night ``k`` (days since 1970-01-01 UTC by default) runs the canaries, then
 fills the budget with the groups that have waited longest: by the last
@@ -31,15 +26,11 @@ at steady costs within the rotation's length.
 import datetime
 import hashlib
 import json
-import re
 
-from iogap.errors import IogapError
 from iogap.judge import references
-from iogap.plan import rotation
+from iogap.plan import canaries, rotation, sweep
 from iogap.plan.budget import JUDGE_SECONDS, Budget, usage  # noqa: F401
 
-#: Share of the budget the canaries may take; the rest is the rotation's
-CANARY_SHARE = 0.5
 
 def _entry_keys(judgement, targets):
     if judgement.check == 'AbsoluteCheck':
@@ -48,14 +39,17 @@ def _entry_keys(judgement, targets):
 
 
 class Plan:
-    '''Canaries and rotation of the loaded profile within ``budget``.'''
+    '''Canaries and rotation of the loaded profile within ``budget``;
+    with ``sweeps``, the canaries' node sweep too.'''
 
     def __init__(self, cases, judgements, costs, budget, declared=None,
-                 ran=None):
+                 ran=None, sweeps=False):
         from iogap.judge import readings
         self.cases, self.costs, self.budget = cases, costs, budget
         #: ``{history key: {night, ...}}``: when each case ran before
         self.ran = ran or {}
+        #: Whether the canaries are also swept across their nodes
+        self.sweeps = sweeps
         self.variants = {}
         for key, case in sorted(cases.items()):
             self.variants.setdefault(case.select, []).append(key)
@@ -68,12 +62,15 @@ class Plan:
         for j in judgements:
             for k in _entry_keys(j, targets):
                 by_entry.setdefault(k, []).append(j)
-        self.canaries, self.canary_reason = self._declared(declared) \
-            if declared else self._canaries(by_entry)
+        self.canaries, self.canary_reason = canaries.declared(
+            self, declared) if declared else canaries.derived(
+            self, by_entry, references.current())
+        #: What the canaries use every night, their sweep included
+        self.base = self.every_night(self.canaries)
         self.groups = rotation.groups(self.variants, judgements, self.needs,
                                       self.canaries)
         self.length, self.rotation = rotation.rotate(
-            self.groups, self.canaries, self.variants, costs, budget)
+            self.groups, self.base, self.variants, costs, budget)
         self.slots = self.groups
         self.group_usage = [usage(g, self.variants, self.costs)
                             for g in self.slots]
@@ -83,32 +80,13 @@ class Plan:
         self.slot_of = [next(r for r, row in enumerate(self.rotation)
                              if g[0] in row) for g in self.slots]
 
-    def _canaries(self, by_entry):
-        chosen, cap = [], self.budget.scaled(CANARY_SHARE)
-        seen = set()
-        for detects, key in rotation.canary_names(references.current()):
-            for j in by_entry.get(key, []):
-                if j.select in seen:
-                    continue
-                trial = sorted(set(chosen) | set(self.needs[j.select]))
-                if cap.load(usage(trial, self.variants, self.costs)) <= 1:
-                    chosen, _ = trial, seen.add(j.select)
-        return chosen, ('judgements the audit finds able to catch a '
-                        'regression within the false-alarm budget, best '
-                        f'detection first, within {CANARY_SHARE:.0%} of '
-                        'the budget')
-
-    def _declared(self, pattern):
-        '''Canaries named by a regular expression over ``Check@N``
-        (``IOGAP_CANARIES``): a judgement brings its sides.'''
-        chosen = set()
-        for sel in [*self.variants, *self.needs]:
-            if re.fullmatch(pattern, sel):
-                chosen.update(self.needs.get(sel, [sel]))
-        if not chosen:
-            raise IogapError(f'canaries {pattern!r} match no variant of '
-                             f'this profile (Check@N, as -n takes them)')
-        return sorted(chosen), f'declared: {pattern}'
+    def every_night(self, chosen):
+        '''The usage of ``chosen`` as canaries: with their sweep.'''
+        used = usage(chosen, self.variants, self.costs)
+        if self.sweeps:
+            used = rotation.add(used, sweep.usage(
+                chosen, self.variants, self.cases, self.costs))
+        return used
 
     def night(self, index):
         '''The variants of night ``index``: canaries, then the groups
@@ -137,8 +115,7 @@ class Plan:
         order = sorted(range(len(self.slots)), key=lambda g: (
             last.get(g, float('-inf')),
             (self.slot_of[g] - index) % self.length, self.sized_order[g]))
-        chosen = list(self.canaries)
-        used = usage(chosen, self.variants, self.costs)
+        chosen, used = list(self.canaries), dict(self.base)
         for g in order:
             more = rotation.add(used, self.group_usage[g])
             if self.budget.load(more) <= 1:
@@ -170,12 +147,18 @@ class Plan:
                 'needs': self.needs,
                 'usage': {s: usage([s], self.variants, self.costs)
                           for s in self.variants},
+                'sweep_usage': sweep.usage(self.canaries, self.variants,
+                                           self.cases, self.costs)
+                if self.sweeps else {},
                 'limits': {'node_hours': self.budget.node_hours,
                            'wall': self.budget.wall}}
 
     def summary(self, index):
         selects = self.night(index)
         used = usage(selects, self.variants, self.costs)
+        if self.sweeps:     # the canaries again, on every node
+            used = rotation.add(used, sweep.usage(
+                self.canaries, self.variants, self.cases, self.costs))
         text = json.dumps(selects)
         return {
             'night': index, 'rotation_length': self.length,
@@ -188,6 +171,8 @@ class Plan:
                            if k != 'wall'},
             'wall_seconds': round(used['wall'], 1),
             'digest': hashlib.sha256(text.encode()).hexdigest()[:12],
+            'sweep': sweep.summary(self.canaries, self) if self.sweeps
+            else {},
         }
 
 

@@ -1,26 +1,8 @@
-'''The rotation of a plan: which judgements are canaries, which variants
-must run together, and the fewest nights that hold the rest.'''
+'''The rotation of a plan: which variants must run together, and the
+fewest nights that hold what the canaries leave.'''
 
 from iogap.errors import IogapError
-from iogap.judge import audit
 from iogap.plan.budget import usage
-
-
-def canary_names(ref):
-    '''Reference entries (ratios and fits by name, absolute entries by
-    id) that detect a regression within the false-alarm budget, best
-    detection first: ``[(detects, key)]``.'''
-    if ref is None:
-        return []
-    limit = audit.budget(ref)['judgement']
-    found = []
-    for row in ref.audit or audit.rows(ref):
-        if row.detects is None or row.rate > limit or \
-                row.entry.get('waiver') or not row.cases:
-            continue
-        key = row.entry['name'] if row.kind != 'absolute' else id(row.entry)
-        found.append((row.detects, key))
-    return sorted(found, key=lambda d: (d[0], str(d[1])))
 
 
 def groups(variants, judgements, needs, canaries):
@@ -48,10 +30,11 @@ def groups(variants, judgements, needs, canaries):
     return sorted(sorted(g) for g in groups.values())
 
 
-def rotate(groups, canaries, variants, costs, budget):
+def rotate(groups, base, variants, costs, budget):
     '''``(length, nights)``: the groups packed, largest first, into the
-    fewest nights that each fit what the canaries leave.'''
-    room = budget.load(usage(canaries, variants, costs))
+    fewest nights that each fit what the canaries leave (``base``: their
+    usage, with their node sweep).'''
+    room = budget.load(base)
     if room > 1:
         raise IogapError(f'the canaries alone take {room:.0%} of the '
                          f'budget ({budget.describe()})')
@@ -60,13 +43,12 @@ def rotate(groups, canaries, variants, costs, budget):
                     for g in groups),
                    key=lambda u: (-left.load(u[0]), u[1]))
     for used, group in sized:
-        if left.load(add(used, usage(canaries, variants, costs))) > 1:
+        if left.load(add(used, base)) > 1:
             raise IogapError(
                 f'{group[0]} and the {len(group) - 1} variant(s) it must '
                 f'run with need {left.load(used):.0%} of the budget '
                 f'({budget.describe()}), the canaries {room:.0%}: '
                 f'raise the budget')
-    base = usage(canaries, variants, costs)
     total = {}
     for used, _ in sized:
         total = add(total, used)

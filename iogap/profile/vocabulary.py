@@ -152,6 +152,10 @@ EXTRAS = {
                          'suite a night: `python -m iogap.plan night` and '
                          'the nightly plan within it (null: no limit; '
                          '`IOGAP_NIGHT_NODE_HOURS` wins)'),
+    'sweep_nodes': ({'type': ['integer', 'null'], 'minimum': 2}, None,
+                    'nodes of the partition a night\'s node sweep covers '
+                    '(`reframe --distribute`, what its plan counts; the '
+                    'reservation bounds them): null, not swept'),
     'site_features': (_STR_LIST, [], 'a site\'s own features (for its own '
                       'checks): listed here, they are not refused as '
                       'unknown'),

@@ -1,6 +1,6 @@
-'''Before the first job on Slurm partitions (:func:`iogap.session.start`):
-the controller answers, and no node of the partitions a run selected is
-down, drained or not responding; else the run stops, naming which.'''
+'''Before any job of a run on Slurm: the controller answers, and no node
+of the partitions the run selected is down; which partitions a run
+selects (``--system <system>:<partition>``).'''
 
 import subprocess
 
@@ -29,14 +29,19 @@ def check_slurm():
 _USABLE = ('idle', 'allocated', 'mixed', 'completing', 'reserved', 'planned')
 
 
+def selected(system, argv):
+    '''The profile partitions this run selected (``--system name:part``;
+    every one without).'''
+    chosen = {a.split(':', 1)[1] for a in _system_args(argv) if ':' in a}
+    return [part for part in system['partitions']
+            if not chosen or part['name'] in chosen]
+
+
 def slurm_partitions(system, argv):
     '''The Slurm partitions (``-p NAME`` in their access options) of the
     profile partitions this run selected (``--system name:part``).'''
-    chosen = {a.split(':', 1)[1] for a in _system_args(argv) if ':' in a}
     found = set()
-    for part in system['partitions']:
-        if chosen and part['name'] not in chosen:
-            continue
+    for part in selected(system, argv):
         for opt in part.get('access', []):
             if opt.startswith('-p '):
                 found.add(opt[3:].strip())
