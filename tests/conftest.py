@@ -131,3 +131,17 @@ def cases(run, name, **params):
     '''The run's test cases of check ``name`` with ``params``.'''
     return [tc for tc in run.testcases() if tc['name'].split()[0] == name
             and all(tc.get(k) == v for k, v in params.items())]
+
+
+def lock_holder(root, *partition):
+    '''Another process holding ``root``'s run lock (for ``partition``),
+    returned once it holds it; kill and wait for it when done.'''
+    code = ('import sys; from iogap.core import scratch; '
+            'scratch.lock_run(sys.argv[1], "scratch root", *sys.argv[2:]); '
+            'print("locked", flush=True); sys.stdin.read()')
+    holder = subprocess.Popen([sys.executable, '-c', code, str(root),
+                               *partition], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == 'locked'
+    return holder
+

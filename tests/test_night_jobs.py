@@ -16,7 +16,7 @@ import types
 import pytest
 import yaml
 
-from conftest import ROOT
+from conftest import ROOT, lock_holder
 from iogap import profile, resultsdb
 from iogap.core import runlock, scratch
 from iogap.errors import IogapError, ScratchError
@@ -270,13 +270,8 @@ def test_the_sweep_names_each_case_s_nodes_and_its_worst(tmp_path):
 
 
 def test_runs_on_other_partitions_of_one_root_go_side_by_side(tmp_path):
-    code = ('import sys, time; from iogap.core import scratch; '
-            'scratch.lock_run(sys.argv[1], "scratch root", "knl"); '
-            'print("locked", flush=True); time.sleep(30)')
-    holder = subprocess.Popen([sys.executable, '-c', code, str(tmp_path)],
-                              stdout=subprocess.PIPE, text=True)
+    holder = lock_holder(tmp_path, 'knl')
     try:
-        assert holder.stdout.readline().strip() == 'locked'
         scratch.lock_run(str(tmp_path), 'scratch root', 'shared')
         with pytest.raises(ScratchError, match=rf'scratch root {tmp_path} '
                            rf'\(partition knl\) is in use by another run '

@@ -5,11 +5,11 @@ runs lock their root, and what dead runs left is cleared.'''
 import os
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
 
+from conftest import lock_holder
 from iogap.core import jobguard, scratch
 from iogap.errors import ScratchError
 
@@ -193,12 +193,7 @@ def test_leftovers_of_dead_runs_are_removed_and_reported(tmp_path):
 
 
 def test_a_second_run_stops_naming_the_holder(tmp_path):
-    code = ('import sys, time; from iogap.core import scratch; '
-            'scratch.lock_run(sys.argv[1], "scratch root"); '
-            'print("locked", flush=True); time.sleep(30)')
-    holder = subprocess.Popen([sys.executable, '-c', code, str(tmp_path)],
-                              stdout=subprocess.PIPE, text=True)
-    assert holder.stdout.readline().strip() == 'locked'
+    holder = lock_holder(tmp_path)
     try:
         with pytest.raises(ScratchError, match=rf'scratch root {tmp_path} is '
                            rf'in use by another run \(pid {holder.pid} on '
