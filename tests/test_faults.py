@@ -12,7 +12,6 @@ import pytest
 
 from conftest import ROOT, cases, reframe_cmd, run_reframe
 from iogap.core import scratch
-from iogap.core import scratch
 
 pytestmark = pytest.mark.reframe
 

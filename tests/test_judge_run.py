@@ -3,7 +3,6 @@ ratios survive --repeat, a precondition that does not hold makes a ratio
 not applicable, a partial selection skips with the missing side,
 and re-baselining from repeats gives references the next run meets.'''
 
-import json
 import os
 import subprocess
 import sys

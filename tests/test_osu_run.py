@@ -2,7 +2,6 @@
 OSU 7.4: point-to-point and collectives validated (allreduce in MPI_FLOAT),
 placement and binding verified, failures named.'''
 
-import os
 import re
 
 import pytest

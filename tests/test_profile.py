@@ -6,7 +6,6 @@ import copy
 import os
 import shutil
 import subprocess
-import sys
 
 import pytest
 
