@@ -22,6 +22,10 @@ HOSTNAMES = [r'^login\d+\.example\.org$']
 #: EDIT: where the checks write: a directory of the suite's own
 _scratch = os.environ.get('SCRATCH', '/scratch') + '/iogap'
 
+#: EDIT: the environment variables this file reads: a night split into
+#: pipeline jobs gives every job the values its planning job saw
+ENVIRONMENT = ('SCRATCH',)
+
 
 def _partition(name, constraint, processor, clocks_ghz):
     return {

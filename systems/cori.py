@@ -14,6 +14,9 @@ HOSTNAMES = [r'^cori\d+$']
 
 _scratch = os.environ.get('SCRATCH', '/global/cscratch1/sd/' +
                           os.environ.get('USER', 'unknown'))
+#: What this file reads from the environment, for every job of a night
+#: split into pipeline jobs (USER is every job's own)
+ENVIRONMENT = ('SCRATCH',)
 _features = ['lustre', 'corespec', 'cpufreq', 'cpubind', 'mpi', 'hdf5',
              'odirect', 'multinode', 'spack', 'darshan']
 

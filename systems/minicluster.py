@@ -164,6 +164,7 @@ _PARTITIONS = [
 
 #: IOGAP_MINICLUSTER_PARTITIONS (comma-separated) keeps only some: knl and
 #: haswell are the same nodes, and a small CI run needs one of them
+ENVIRONMENT = ('IOGAP_MINICLUSTER_PARTITIONS',)
 _chosen = [n for n in os.environ.get('IOGAP_MINICLUSTER_PARTITIONS', '')
            .split(',') if n] or [p['name'] for p in _PARTITIONS]
 #: Left out of this run: references to them are not judged here

@@ -156,7 +156,9 @@ def test_the_child_pipeline_runs_each_share_in_a_job_of_its_own(minicluster):
     tonight, child, parent = child_pipeline(minicluster, {
         'IOGAP_RESERVATION': 'night', 'IOGAP_QOS': 'q', 'SLURM_CONF': '/s',
         'IOGAP_NIGHT_WITHIN': WITHIN, 'IOGAP_NIGHT_SELECT': 'not carried',
-        'HOME': '/not/carried', 'IOGAP_SPACK_MIRROR': 'https://u:t@m/'})
+        'HOME': '/not/carried', 'IOGAP_SPACK_MIRROR': 'https://u:t@m/',
+        # the profile reads it (its ENVIRONMENT): every job must see it
+        'IOGAP_MINICLUSTER_PARTITIONS': 'knl,shared'})
     assert child['stages'] == ['partition', 'cross', 'sweep', 'report']
     assert child['.iogap'] == {k: v for k, v in parent['.iogap'].items()
                                if k != 'rules'}
@@ -164,6 +166,7 @@ def test_the_child_pipeline_runs_each_share_in_a_job_of_its_own(minicluster):
         **parent['variables'], 'IOGAP_RESERVATION': 'night',
         'IOGAP_QOS': 'q', 'SLURM_CONF': '/s', 'IOGAP_SYSTEM': 'minicluster',
         'IOGAP_NIGHT_WITHIN': WITHIN.replace('$', '$$'),
+        'IOGAP_MINICLUSTER_PARTITIONS': 'knl,shared',
         'IOGAP_RESULTS_DB': '/h/results.db'}
     nights = {n: j for n, j in child.items() if n.startswith('night:')}
     assert list(nights) == ['night:knl', 'night:shared', 'night:knl+shared']

@@ -42,15 +42,16 @@ CARRIED = ('IOGAP_SCRATCH', 'IOGAP_HISTORY_NIGHTS', 'IOGAP_SELECT',
            'IOGAP_NIGHT_NODE_HOURS', 'IOGAP_NIGHT_WALL', 'IOGAP_NIGHT_JOBS',
            'IOGAP_NIGHT_SWEEP', 'IOGAP_NIGHT_WITHIN', 'IOGAP_CANARIES',
            'IOGAP_SPACK_ROOT', 'IOGAP_SPACK_ENV', 'IOGAP_SPACK_VIEW',
-           'IOGAP_OSU_PREFIX', 'IOGAP_PYTHON', 'IOGAP_MINICLUSTER_PARTITIONS',
-           'SLURM_CONF')
+           'IOGAP_OSU_PREFIX', 'IOGAP_PYTHON', 'SLURM_CONF')
 
 
 def carried(environ):
-    '''The :data:`CARRIED` settings ``environ`` has (a literal ``$`` is
-    written ``$$``, as GitLab reads it).'''
-    return {k: environ[k].replace('$', '$$') for k in CARRIED
-            if environ.get(k)}
+    '''The :data:`CARRIED` settings and those the loaded profile reads
+    (its ``ENVIRONMENT``) that ``environ`` has (a literal ``$`` is written
+    ``$$``, as GitLab reads it).'''
+    from iogap import profile
+    return {k: environ[k].replace('$', '$$')
+            for k in (*CARRIED, *profile.environment()) if environ.get(k)}
 
 
 def _parent():

@@ -29,6 +29,9 @@ _spanned = None
 #: ``OMITTED_PARTITIONS``): references to them are not judged, not refused
 _omitted = []
 
+#: The environment variables the loaded profile reads (its ENVIRONMENT)
+_environment = []
+
 
 class Part:
     '''What a family needs to know of a partition, from the configuration
@@ -77,7 +80,8 @@ def _site_options(part, environ):
 
 def read(stem, path, environ):
     '''Execute and check one system file: ``(site_configuration fragment,
-    its OMITTED_PARTITIONS)``, the extras' defaults filled.'''
+    its OMITTED_PARTITIONS, its ENVIRONMENT)``, the extras' defaults
+    filled.'''
     module = runpy.run_path(path)
     fragment = copy.deepcopy(module['site_configuration'])
     for system in fragment['systems']:
@@ -91,14 +95,15 @@ def read(stem, path, environ):
                 extras.setdefault(key, copy.deepcopy(schema.default(key)))
             _site_options(part, environ)
 
-    return fragment, list(module.get('OMITTED_PARTITIONS', []))
+    return fragment, list(module.get('OMITTED_PARTITIONS', [])), \
+        list(module.get('ENVIRONMENT', []))
 
 
 def load(argv, environ):
     '''Load, check and register the selected profile; its
     ``site_configuration`` fragment.'''
-    global _current, _omitted
-    fragment, _omitted = read(*select(argv, environ), environ)
+    global _current, _omitted, _environment
+    fragment, _omitted, _environment = read(*select(argv, environ), environ)
     _current = fragment['systems'][0]
     return fragment
 
@@ -124,6 +129,12 @@ def current():
 def omitted():
     '''Names of the partitions the loaded profile left out of this run.'''
     return _omitted
+
+
+def environment():
+    '''The environment variables the loaded profile reads (its file's
+    ``ENVIRONMENT``), which every job of a night must see as it did.'''
+    return _environment
 
 
 def _parts_of(system):
