@@ -25,8 +25,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from bench import cgroups            # noqa: E402
-from iogap.core import plausible, steps   # noqa: E402
+from iogap.core import steps, traced   # noqa: E402
 from iogap.dd import parse as dd_parse   # noqa: E402
+from iogap.pio import parse as ior_parse   # noqa: E402
 from iogap.core.variants import size_bytes   # noqa: E402
 
 LIARS = os.path.join(ROOT, 'tests', 'data', 'liars')
@@ -43,7 +44,7 @@ def select(tool, size):
             '%mode=(buffered|direct)', '-S', f'IORBench.block_size={size}']
 
 
-def claims(tool, step, where, size):
+def claims(tool, step, where, nbytes):
     '''The seconds a step's tool claims for each iteration, in order.'''
     if tool == 'dd':
         return [dd_parse.dd_record(step)[1]]
@@ -52,30 +53,24 @@ def claims(tool, step, where, size):
     if op not in ('write', 'read') or not os.path.exists(name):
         return []
     with open(name) as fp:
-        doc = json.load(fp)
-    nbytes = size_bytes(size) * 2      # two tasks
-    return [nbytes / (r['bwMiB'] * MiB) for t in doc['tests']
-            for r in t['Results'] if r['access'] == step['step']]
+        return ior_parse.claimed_seconds(json.load(fp), op, nbytes)
 
 
-def stretches(tool, where, size):
-    '''``[(claimed, stretch)]`` of every timed step of a job (its output
-    and files in ``where``).'''
+def stretches(tool, where, size, tasks):
+    '''``[(claimed, stretch)]`` of every timed iteration of a job (its
+    output and files in ``where``), as the check holds them.'''
     with open(os.path.join(where, 'rfm_job.out')) as fp:
         found = [s for s in steps.parse(fp.read())
                  if 'calibrate' not in s.labels]
     block = 2 * size * MiB if tool == 'dd' else size_bytes(size)
+    nbytes = size * MiB if tool == 'dd' else block * tasks
     out = []
     for step in found:
         traces = [t for t in step.traces if t]
-        claimed = claims(tool, step, where, size)
-        for i, told in enumerate(claimed):
-            back = len(claimed) - 1 - i
-            got = [plausible.traced_stretch(t, block, back, block * (back + 1))
-                   for t in traces]
-            got = [g[0] for g in got if g]
-            if got and told > 0:
-                out.append((told, max(got)))
+        claimed = claims(tool, step, where, nbytes)
+        out += [(told, stretch[0]) for _, told, _, _, stretch in
+                traced.held_iterations(claimed, traces, block)
+                if stretch and told > 0] if traces else []
     return out
 
 
@@ -110,7 +105,8 @@ def measure(tool, size, factor, runs, out, built):
         row['failed'] += tc['result'] == 'fail'
         where = tc['outputdir'] if tc['result'] == 'pass' else \
             tc['stagedir']
-        row['ratios'] += [s / c for c, s in stretches(tool, where, size)]
+        row['ratios'] += [s / c for c, s in stretches(
+            tool, where, size, tc.get('num_tasks') or 1)]
     return rows
 
 
@@ -125,7 +121,7 @@ def main():
                     help='the Spack view whose IOR the liar runs')
     ap.add_argument('-o', '--out', default='/var/tmp/iogap-bench-plausible')
     args = ap.parse_args()
-    limit = plausible.TRACE_TOLERANCE
+    limit = traced.TRACE_TOLERANCE
     print('| tool | size | mode | factor | cases failed | steps over '
           f'{limit} | stretch/claim min-median-max |')
     print('|---|---|---|---|---|---|---|')

@@ -22,7 +22,7 @@ from reframe.core.exceptions import SanityError
 from conftest import (ROOT, built_view, cases, needs_tools, reframe_cmd,
                       run_reframe)
 from iogap import resultsdb, runguard
-from iogap.core import jobguard, plausible, steps
+from iogap.core import jobguard, plausible, steps, traced
 from iogap.dd import parse
 from iogap.tools import own
 
@@ -203,7 +203,7 @@ def dd_stream(tmp_path, count, mode='buffered', **env):
          '--file', str(tmp_path / 'dd.dat'), '--bs', '1M', '--count',
          str(count), '--reps', '1', '--reads', '3', '--evict', 'fadvise',
          '--calibrations', str(plausible.CALIBRATIONS),
-         '--trace', str(plausible.trace_quantum(2 * count * MiB)), *flags],
+         '--trace', str(traced.trace_quantum(2 * count * MiB)), *flags],
         cwd=tmp_path, capture_output=True, text=True, timeout=120,
         env=dict(os.environ, LC_ALL='C', **env))
     assert proc.returncode == 0, proc.stderr
@@ -229,6 +229,17 @@ def test_a_lying_dd_fails_with_both_numbers(tmp_path, count, mode, lie):
         parse.check_steps(text, count * MiB, 5)
     if 'IOGAP_LIAR_RATE' in lie:
         assert 'reports 4e+09 MB/s' in str(err.value)
+
+
+def test_a_dd_that_moves_nothing_fails_whatever_time_it_claims(tmp_path):
+    '''A summary of every byte, in a plausible time, with no byte moved:
+    the trace shows none, so no step can pass.'''
+    text = dd_stream(tmp_path, 64, IOGAP_LIAR_IDLE='1')
+    with pytest.raises(SanityError, match=r'^dd memory \(repetition 1\): '
+                       rf'{2 * 64 * MiB} bytes \(read and written\) must '
+                       r'have moved by its end, but the harness traced at '
+                       r'most \d+ in any of its processes'):
+        parse.check_steps(text, 64 * MiB, 5)
 
 
 def test_the_same_wrapper_telling_the_truth_passes(tmp_path):

@@ -1,9 +1,12 @@
 '''Is a tool's figure plausible? Its own timing held to the harness's
-clock (both ways, within the resolution the calibration steps measure),
-to the harness's trace of when each rank's bytes moved, and the bytes a
-write left on disk to those it wrote.'''
+clock (both ways, within the resolution the calibration steps measure)
+and to the harness's trace of when each rank's bytes moved
+(:mod:`iogap.core.traced`), and the bytes a write left on disk to those
+it wrote.'''
 
 from reframe.core.exceptions import SanityError
+
+from iogap.core.traced import check_traced, rate
 
 #: How much more than the harness saw a tool's figure may claim: a tool
 #: claiming twice the bandwidth the harness measured fails
@@ -25,20 +28,6 @@ CPU_TICK = 0.01
 
 #: Calibration runs per job: the least and most start-up cost they show
 CALIBRATIONS = 5
-
-#: Bytes a rank may move outside its data, after it (a tool's summary, a
-#: wrapper's, Darshan's log): a traced stretch keeps this far from either
-#: end of an iteration's bytes
-TRACE_MARGIN = 256 * 2**10
-
-#: Samples a trace keeps over the bytes it expects, at most: its quantum
-TRACE_SAMPLES = 50
-
-#: How far a tool's time may fall short of a traced stretch: the ranks'
-#: timers against the tracer's (seconds), and a share for the samples'
-#: own timing
-TRACE_SLACK, TRACE_TOLERANCE = 0.0002, 1.1
-
 
 class Overhead:
     '''What the harness's clock adds to a tool's own timing: the step
@@ -72,11 +61,6 @@ def calibration(found, tool_seconds):
     return Overhead(costs), [s for s in found if 'calibrate' not in s.labels]
 
 
-def _rate(nbytes, seconds):
-    return f'{nbytes / seconds / 1e6:.6g} MB/s' if seconds > 0 else \
-        'an infinite rate'
-
-
 def check_clock(claimed, wall, what, overhead, nbytes, waited=None,
                 cpu=None, lower=True, tolerance=TOLERANCE):
     '''Sanity: a tool's own timing must agree with the harness's monotonic
@@ -103,61 +87,10 @@ def check_clock(claimed, wall, what, overhead, nbytes, waited=None,
         load = '' if waited is None else f', {waited:.6f} s waiting for a CPU'
         load += '' if cpu is None else f', {cpu:.2f} s of CPU'
         raise SanityError(
-            f'{what}: the tool reports {_rate(nbytes, claimed)} ({claimed:.6f}'
+            f'{what}: the tool reports {rate(nbytes, claimed)} ({claimed:.6f}'
             f' s for {nbytes} bytes) but the harness saw '
-            f'{_rate(nbytes, seen)} ({wall:.6f} s step, {overhead} of '
+            f'{rate(nbytes, seen)} ({wall:.6f} s step, {overhead} of '
             f'start-up{load}): its figure is not plausible')
-
-
-def trace_quantum(nbytes):
-    '''The bytes between samples a trace of ``nbytes`` keeps.'''
-    return max(nbytes // TRACE_SAMPLES, 4096)
-
-
-def traced_stretch(trace, block, back, moved_at_least):
-    '''``(seconds, bytes)``: a stretch of one rank's trace during which it
-    surely moved the data of one iteration, ``back`` iterations before its
-    last (0: the last), each ``block`` bytes and the rank's last data; or
-    ``None`` where the trace cannot show one, or shows the rank moving
-    less than ``moved_at_least`` bytes in all. The stretch runs from the
-    first sample past the iteration's first bytes to the last sample short
-    of its last ones: the tool was inside the iteration throughout, so its
-    own time of the iteration cannot be shorter.'''
-    end = trace[-1][1]
-    lo = end - (back + 1) * block + TRACE_MARGIN
-    hi = end - back * block - TRACE_MARGIN
-    if lo >= hi or end - trace[0][1] < moved_at_least:
-        return None
-    first = next(t for t, moved in trace if moved > lo)
-    last = max(t for t, moved in trace if moved < hi)
-    return (last - first, hi - lo) if last > first else None
-
-
-def check_traced(claimed, traces, block, what, nbytes, last_only=False):
-    '''Sanity: the time a tool claims for each iteration (``claimed``, in
-    order) is no shorter than the stretch of any rank's trace (``traces``)
-    during which that rank surely moved the iteration's ``block`` bytes.
-    With ``last_only`` (ranks moving unequal shares, as collective I/O's
-    aggregators do) only the last iteration, of the ranks that moved at
-    least a ``block`` per iteration, is held.'''
-    for i, told in enumerate(claimed):
-        back = len(claimed) - 1 - i
-        if last_only and back:
-            continue
-        least = block * (len(claimed) if last_only else back + 1)
-        found = [s for trace in traces if trace for s in
-                 [traced_stretch(trace, block, back, least)] if s]
-        if not found:
-            continue
-        seconds, moved = max(found)
-        if told < (seconds - TRACE_SLACK) / TRACE_TOLERANCE:
-            step = what if len(claimed) == 1 else \
-                f'{what} (iteration {i + 1})'
-            raise SanityError(
-                f'{step}: the tool reports {_rate(nbytes, told)} ({told:.6f} '
-                f's for {nbytes} bytes) but the harness saw at most '
-                f'{_rate(nbytes, seconds)} (traced: {moved} of {block} bytes '
-                f'moving for {seconds:.6f} s): its figure is not plausible')
 
 
 def check_step(claimed, step, what, overhead, nbytes, block,
@@ -166,15 +99,16 @@ def check_step(claimed, step, what, overhead, nbytes, block,
     (``claimed``, each moving ``nbytes``; per rank ``block`` bytes, as the
     trace counts them), held where the step was traced to the traces
     (:func:`check_traced`) and to the harness's clock as an upper bound;
-    untraced (a node without python3), to the clock both ways and, for a
-    tool run in the step's shell (``in_shell``), to its CPU time.'''
+    untraced (a node without python3) or too small to trace, to the clock
+    both ways and, for a tool run in the step's shell (``in_shell``), to
+    its CPU time.'''
     traces = [t for t in step.traces if t]
+    held = bool(traces) and check_traced(claimed, traces, block, what,
+                                         nbytes, last_only)
     check_clock(sum(claimed), step.seconds, what, overhead,
                 nbytes * len(claimed), step.waited,
                 step.cpu if in_shell and not traces else None,
-                lower=not traces, tolerance=tolerance)
-    if traces:
-        check_traced(claimed, traces, block, what, nbytes, last_only)
+                lower=not held, tolerance=tolerance)
 
 
 def check_disk(step, expected, what, slack=0):

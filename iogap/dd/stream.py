@@ -15,7 +15,8 @@ from reframe.core.builtins import (parameter, run_after,
                                    sanity_function, variable)
 from reframe.core.exceptions import SkipTestError
 
-from iogap.core import darshan, placement, plausible, registry, stats, steps
+from iogap.core import (darshan, placement, plausible, registry, stats, steps,
+                        traced)
 from iogap.core.base import IogapTest
 from iogap.core.figures import Figures
 from iogap.core.pagecache import PageCacheEviction
@@ -88,7 +89,7 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
             '--bs', self.block_size, '--count', str(self.count),
             '--reps', str(self.repetitions), '--reads', str(self.reads),
             '--calibrations', str(plausible.CALIBRATIONS),
-            '--trace', str(plausible.trace_quantum(2 * self.file_bytes)),
+            '--trace', str(traced.trace_quantum(2 * self.file_bytes)),
             '--evict', evict, *(['--write-flags', write] if write else []),
             *(['--read-flags', read] if read else []),
             *(['--odirect-probe'] if self.mode == 'direct' else []),

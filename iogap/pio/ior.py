@@ -17,7 +17,7 @@ from reframe.core.builtins import (run_after, run_before, sanity_function,
                                    variable)
 from reframe.core.exceptions import SkipTestError
 
-from iogap.core import darshan, plausible, steps
+from iogap.core import darshan, plausible, steps, traced
 from iogap.core.figures import Figures
 from iogap.core.pagecache import PageCacheEviction
 from iogap.pio import parse
@@ -77,7 +77,7 @@ class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
     def ranked(self, *command):
         '''``command`` as each rank runs it: timed, and its bytes traced.'''
         return steps.ranked(' '.join(command), self.own_tools,
-                            trace=plausible.trace_quantum(self.block_bytes))
+                            trace=traced.trace_quantum(self.block_bytes))
 
     def shares_equally(self):
         '''Whether every rank moves its own block (no aggregators).'''

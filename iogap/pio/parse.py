@@ -122,20 +122,32 @@ def mdtest_runs(text):
     return runs
 
 
+def bandwidths(doc, access):
+    '''The MiB/s IOR reports for each iteration of ``access``; none, or
+    one not positive, is a sanity error.'''
+    samples = [r['bwMiB'] for t in doc['tests'] for r in t['Results']
+               if r.get('access') == access]
+    if not samples or min(samples) <= 0:
+        raise SanityError(f'IOR {access} reported bandwidths {samples}')
+    return samples
+
+
+def claimed_seconds(doc, access, nbytes):
+    '''The seconds IOR claims for each iteration of ``access`` moving
+    ``nbytes``: its bandwidths, which its summary derives, as time.'''
+    return [nbytes / (bw * 2**20) for bw in bandwidths(doc, access)]
+
+
 def check_bandwidths(doc, access, nbytes, step, overhead, block,
                      last_only=False):
     '''Sanity: every bandwidth IOR reports for ``access`` (each
     iteration's, and the summary's mean, least and most) agrees with the
     others, summed as time with the harness's clock, and each as time with
     the stretch of the ranks' traces in which they moved its ``block``
-    bytes (``last_only``: see :func:`plausible.check_traced`).'''
-    results = [r for t in doc['tests'] for r in t['Results']
-               if r.get('access') == access]
-    samples = [r['bwMiB'] for r in results]
-    if not samples or min(samples) <= 0:
-        raise SanityError(f'IOR {access} reported bandwidths {samples}')
+    bytes (``last_only``: see :func:`iogap.core.traced.check_traced`).'''
+    samples = bandwidths(doc, access)
     # Ranks busy-poll in MPI: their CPU time is no bound on IOR's own
-    plausible.check_step([nbytes / (bw * 2**20) for bw in samples], step,
+    plausible.check_step(claimed_seconds(doc, access, nbytes), step,
                          f'IOR {access}', overhead, nbytes, block, last_only,
                          plausible.LAUNCHED_TOLERANCE, in_shell=False)
     [row] = [r for r in doc['summary'] if r.get('operation') == access]
