@@ -267,9 +267,13 @@ def test_the_sweep_names_each_case_s_nodes_and_its_worst(tmp_path):
     assert lines[1:] == [
         'swept 2 node(s) of knl (n1, n2); the plan counted 2 '
         '(sweep_nodes); every figure on every node: sweep.csv',
-        'MEASURED: every case ran on every node (a sweep measures, it '
-        'does not judge)']
+        'MEASURED: every case ran on every node it found (a sweep '
+        'measures, it does not judge)']
     assert len((tmp_path / 'sweep.csv').read_text().splitlines()) == 1 + 6
+    # Fewer nodes than the plan counted: said
+    lines, red = sweep.summary(share, report, 3)
+    assert lines[-1].startswith('MEASURED: every case ran on every node it '
+                                'found, 2 of the 3 planned') and not red
 
 
 def test_runs_on_other_partitions_of_one_root_go_side_by_side(tmp_path):

@@ -136,8 +136,11 @@ def summary(night, report, planned_nodes):
         lines.append(f'RED: {failed} case(s) failed on a node' if failed
                      else 'RED: the sweep ran no case')
     else:
-        lines.append('MEASURED: every case ran on every node (a sweep '
-                     'measures, it does not judge)')
+        short = planned_nodes and len(covered) < int(planned_nodes)
+        lines.append('MEASURED: every case ran on every node it found' +
+                     (f', {len(covered)} of the {planned_nodes} planned'
+                      if short else '') +
+                     ' (a sweep measures, it does not judge)')
     return lines, bool(failed or not cases)
 
 
