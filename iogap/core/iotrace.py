@@ -12,9 +12,11 @@ a 256th of the time it has been moving (at most 20 ms), so the trace's
 resolution stays a small share of what it times. A sample is kept when
 the sum has grown by QUANTUM bytes since the last one kept; the sum at
 COMMAND's exit, read before it is reaped, is kept too. One line says
-them all, as microseconds and bytes since the first sample::
+them all, as microseconds since the first sample and bytes since COMMAND
+started (a new process counts from 0, so bytes moved before the first
+sample are not lost)::
 
-    iogap-rank-io: 0:0 100662:1048576 ... 301002:67101828
+    iogap-rank-io: 0:2400 100662:1050976 ... 301002:67104228
 
 and it exits as COMMAND did. Standard library only: it runs on compute
 nodes, in every rank, beside the tool.
@@ -102,8 +104,8 @@ def main(argv):
         signal.signal(sig, lambda s, _: tool.send_signal(s))
     points = thin(trace(tool.pid, quantum))
     status = tool.wait()
-    t0, b0 = points[0]
-    print('iogap-rank-io:' + ''.join(f' {round((t - t0) * 1e6)}:{b - b0}'
+    t0 = points[0][0]
+    print('iogap-rank-io:' + ''.join(f' {round((t - t0) * 1e6)}:{b}'
                                      for t, b in points), flush=True)
     return status if status >= 0 else 128 - status
 

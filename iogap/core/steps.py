@@ -80,8 +80,9 @@ class Step:
 
     @property
     def traces(self):
-        '''Each rank's trace of its bytes (``iogap-rank-io``): ``[(seconds,
-        bytes)]`` from its first sample, the last at the tool's exit.'''
+        '''Each rank's trace of its bytes (``iogap-rank-io``): ``[(seconds
+        since the first sample, bytes since the tool started)]``, the last
+        at the tool's exit.'''
         return [[(int(t) / 1e6, int(b)) for t, b in
                  (point.split(':') for point in line.split())]
                 for line in _TRACE.findall(self.text)]

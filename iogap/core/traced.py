@@ -52,7 +52,8 @@ def held_iterations(claimed, traces, block, last_only=False):
     ``(index, claimed seconds, bytes that must have moved by its end, the
     most any trace moved, the longest stretch of a trace that moved them
     or None)``.'''
-    moved = [t[-1][1] - t[0][1] for t in traces]
+    # A trace counts from the tool's start: a new process's bytes are 0
+    moved = [t[-1][1] for t in traces]
     for i, told in enumerate(claimed):
         back = len(claimed) - 1 - i
         if last_only and back:
