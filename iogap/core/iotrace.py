@@ -12,11 +12,12 @@ a 256th of the time it has been moving (at most 20 ms), so the trace's
 resolution stays a small share of what it times. A sample is kept when
 the sum has grown by QUANTUM bytes since the last one kept; the sum at
 COMMAND's exit, read before it is reaped, is kept too. One line says
-them all, as microseconds since the first sample and bytes since COMMAND
+them all, as microseconds since the first sample, bytes since COMMAND
 started (a new process counts from 0, so bytes moved before the first
-sample are not lost)::
+sample are not lost) and the microseconds the reading took (the tracer
+may be delayed between its clock and the counters)::
 
-    iogap-rank-io: 0:2400 100662:1050976 ... 301002:67104228
+    iogap-rank-io: 0:2400:3 100662:1050976:2 ... 301002:67104228:2
 
 and it exits as COMMAND did. Standard library only: it runs on compute
 nodes, in every rank, beside the tool.
@@ -73,14 +74,18 @@ def exited(pid):
 
 
 def trace(pid, quantum):
-    '''``[(seconds, bytes)]``: the samples kept while ``pid`` ran, and
-    the last one at its exit.'''
+    '''``[(seconds before, bytes, seconds after)]``: the samples kept
+    while ``pid`` ran, and the last one at its exit. The bytes were read
+    between the two clock readings: a sample delayed while the tool ran
+    on says so, and the check takes the side of each that holds.'''
     tree, kept, moving_since = Tree(pid), [], None
     while True:
         done = exited(pid)
-        now, moved = time.monotonic(), tree.bytes()
+        now = time.monotonic()
+        moved = tree.bytes()
+        after = time.monotonic()
         if done or not kept or moved - kept[-1][1] >= quantum:
-            kept.append((now, moved))
+            kept.append((now, moved, after))
             if moving_since is None and len(kept) > 1:
                 moving_since = now
         if done:
@@ -105,8 +110,9 @@ def main(argv):
     points = thin(trace(tool.pid, quantum))
     status = tool.wait()
     t0 = points[0][0]
-    print('iogap-rank-io:' + ''.join(f' {round((t - t0) * 1e6)}:{b}'
-                                     for t, b in points), flush=True)
+    print('iogap-rank-io:' + ''.join(
+        f' {round((t - t0) * 1e6)}:{b}:{round((a - t) * 1e6)}'
+        for t, b, a in points), flush=True)
     return status if status >= 0 else 128 - status
 
 

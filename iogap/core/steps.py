@@ -45,7 +45,7 @@ _IO = re.compile(r'^iogap-io: device_read=(\d+|na) device_written=(\d+|na) '
 _DEVICE = re.compile(r'^iogap-device: (\S+) (\d+:\d+) (\S+)\s*$', re.M)
 _RANK_TIME = re.compile(r'^iogap-rank-time: seconds=([0-9.]+)' + _LOAD, re.M)
 _SKIP = re.compile(r'^iogap-skip: (.*)$', re.M)
-_TRACE = re.compile(r'^iogap-rank-io:((?: \d+:\d+)+)\s*$', re.M)
+_TRACE = re.compile(r'^iogap-rank-io:((?: \d+:\d+:\d+)+)\s*$', re.M)
 
 
 class Step:
@@ -81,10 +81,10 @@ class Step:
     @property
     def traces(self):
         '''Each rank's trace of its bytes (``iogap-rank-io``): ``[(seconds
-        since the first sample, bytes since the tool started)]``, the last
-        at the tool's exit.'''
-        return [[(int(t) / 1e6, int(b)) for t, b in
-                 (point.split(':') for point in line.split())]
+        since the first sample before the bytes were read, bytes since the
+        tool started, seconds after)]``, the last at the tool's exit.'''
+        return [[(int(t) / 1e6, int(b), (int(t) + int(d)) / 1e6)
+                 for t, b, d in (point.split(':') for point in line.split())]
                 for line in _TRACE.findall(self.text)]
 
     @property

@@ -41,8 +41,9 @@ def traced_stretch(trace, block, back):
     end = trace[-1][1]
     lo = end - (back + 1) * block + TRACE_MARGIN
     hi = end - back * block - TRACE_MARGIN
-    first = next(t for t, moved in trace if moved > lo)
-    last = max(t for t, moved in trace if moved < hi)
+    # Past lo by the time it was read; still short of hi when the read began
+    first = next(after for _, moved, after in trace if moved > lo)
+    last = max(before for before, moved, _ in trace if moved < hi)
     return max(last - first, 0.0), hi - lo
 
 
