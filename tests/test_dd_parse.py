@@ -6,8 +6,8 @@ import re
 import pytest
 from reframe.core.exceptions import SanityError
 
-from iogap.core import placement, plausible, steps
-from iogap.dd.parse import block_bytes, dd_record
+from iogap.core import placement, plausible, steps, traced
+from iogap.dd.parse import block_bytes, check_steps, dd_record
 from iogap.errors import IogapError
 
 MiB = 2**20
@@ -171,3 +171,15 @@ def test_block_bytes(size, nbytes):
 def test_bad_block_size_is_a_clear_error(size):
     with pytest.raises(IogapError, match='not a size dd accepts'):
         block_bytes(size)
+
+
+def test_a_step_over_before_its_first_sample_is_no_crash_and_no_lie(data):
+    '''A real job whose memory copy (repetition 3) ended while the
+    tracer made its first reading: every byte is in the trace, no sample
+    lies inside the copy, and the honest job passes.'''
+    text = read(data, 'buffered_traced_late_sample.out')
+    found, _ = check_steps(text, 32 * MiB, 15)
+    [late] = [s for s in found if s.labels == {'op': 'memory', 'rep': '3'}]
+    [trace] = late.traces
+    assert trace[0][1] >= 2 * 32 * MiB
+    assert traced.traced_stretch(trace, 2 * 32 * MiB, 0)[0] == 0.0

@@ -37,13 +37,17 @@ def traced_stretch(trace, block, back):
     stretch runs from the first sample past the iteration's first bytes to
     the last sample short of its last ones: the tool was inside the
     iteration throughout, so its own time of the iteration cannot be
-    shorter. Samples too sparse to show one give a stretch of 0 s.'''
+    shorter. Samples too sparse to show one (a copy over before the first
+    sample) give a stretch of 0 s.'''
     end = trace[-1][1]
     lo = end - (back + 1) * block + TRACE_MARGIN
     hi = end - back * block - TRACE_MARGIN
     # Past lo by the time it was read; still short of hi when the read began
-    first = next(after for _, moved, after in trace if moved > lo)
-    last = max(before for before, moved, _ in trace if moved < hi)
+    first = next((after for _, moved, after in trace if moved > lo), None)
+    last = max((before for before, moved, _ in trace if moved < hi),
+               default=None)
+    if first is None or last is None:    # over before a sample showed it
+        return 0.0, hi - lo
     return max(last - first, 0.0), hi - lo
 
 
