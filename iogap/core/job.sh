@@ -12,12 +12,32 @@ iogap_tools=${BASH_SOURCE[0]%/*}
 # /proc/uptime. A step during which the two disagree by more than 20 ms
 # (the wall clock was stepped by NTP or an operator) is timed by the
 # monotonic clock alone. What the wrapper and the tool's start-up add to a
-# step is measured by iogap_calibrate.
+# step is measured by iogap_calibrate. Both are kept as integer
+# microseconds: shell arithmetic, which no awk, locale or float format
+# can change, whatever the size of a number.
 iogap_now() {
-    read -r iogap_up _ < /proc/uptime
-    iogap_wall=${EPOCHREALTIME:-$(date +%s.%N)}
-    iogap_wall=${iogap_wall/,/.}
+    local up
+    read -r up _ < /proc/uptime
+    iogap_micro iogap_wall "${EPOCHREALTIME:-$(date +%s.%N)}"
+    iogap_micro iogap_up "$up"
     iogap_load
+}
+
+# iogap_micro VAR SECONDS.FRACTION: VAR set to the integer microseconds
+# (a locale's decimal comma too), with no process started
+iogap_micro() {
+    local whole=${2%%[.,]*} frac=${2#*[.,]}
+    [ "$frac" != "$2" ] || frac=
+    frac=${frac}000000
+    printf -v "$1" '%d' $((10#$whole * 1000000 + 10#${frac:0:6}))
+}
+
+# iogap_seconds MICROSECONDS: the decimal text the step lines carry
+iogap_seconds() {
+    local sign=
+    set -- "$1"
+    if [ "$1" -lt 0 ]; then sign=- && set -- $((-$1)); fi
+    printf '%s%d.%06d' "$sign" $(($1 / 1000000)) $(($1 % 1000000))
 }
 
 # iogap_load: what a step's time holds besides its own work, read without
@@ -127,12 +147,15 @@ iogap_io() {
 
 # iogap_elapsed WALL0 UP0: seconds from that iogap_now to the last one
 iogap_elapsed() {
-    awk -v a="$1" -v b="$iogap_wall" -v c="$2" -v d="$iogap_up" 'BEGIN {
-        s = b - a; m = d - c
-        if (s < m - 0.02 || s > m + 0.02) {
-            print "iogap: the wall clock moved by " s - m " s during the " \
-                "step: timed by the monotonic clock" > "/dev/stderr"; s = m }
-        printf "%.6f", s}'
+    local wall=$((iogap_wall - $1)) mono=$((iogap_up - $2))
+    if [ "$wall" -lt $((mono - 20000)) ] || [ "$wall" -gt $((mono + 20000)) ]
+    then
+        echo "iogap: the wall clock moved by $(iogap_seconds \
+            $((wall - mono))) s during the step: timed by the monotonic" \
+            "clock" >&2
+        wall=$mono
+    fi
+    iogap_seconds "$wall"
 }
 
 # iogap_traced QUANTUM COMMAND...: run COMMAND with its bytes traced as they
@@ -164,12 +187,14 @@ iogap_bytes() {
         "resident=$(iogap_resident "$@")"
 }
 
-# iogap_resident FILE...: bytes of FILEs in the page cache, or "unknown"
+# iogap_resident FILE...: bytes of FILEs in the page cache, or "unknown";
+# summed by the shell, in 64-bit integers (an awk prints 10 GB as 1e+10)
 iogap_resident() {
-    local sizes
+    local sizes size sum=0
     if command -v fincore >/dev/null &&
             sizes=$(fincore -bno RES "$@" 2>/dev/null); then
-        echo "$sizes" | awk '{s += $1} END {print s + 0}'
+        for size in $sizes; do sum=$((sum + size)); done
+        echo "$sum"
     else
         echo unknown
     fi

@@ -1,0 +1,109 @@
+'''Every size a profile prescribes runs somewhere: the generic profile's
+own sizes in the suite (``./setup.sh suite``), every other profile's here,
+for real on this machine. For each family, every value of its size
+settings that a profile in systems/ (or a new profile, by the vocabulary's
+defaults) gives is one run of the generic profile at that size: one case
+per dd mode (Cori's 10 GB dd among them), one case of every other family
+(Cori's 1 GiB IOR block per task among them). A size setting this table
+does not know fails the unit test below, so a new one cannot go unrun.'''
+
+import pytest
+
+from conftest import cases, needs_tools, run_reframe
+from iogap.profile import schema, selection
+from iogap import profile
+
+#: check -> (its size settings, the variables that take them, a selection
+#: of the check's cases that run at that size: -n's regex)
+SIZED = {
+    'DDSingleStream': (('dd_count', 'dd_block_size'), ('count', 'block_size'),
+                       r'^DDSingleStream(?=.*%cpu_bind=cores)'),
+    'IORBench': (('ior_block_size', 'ior_transfer_size'),
+                 ('block_size', 'transfer_size'),
+                 r'^IORBench(?=.*%cpu_bind=default)(?=.*%darshan=off)'
+                 r'(?=.*%procs_per_node=2)(?=.*%layout=fpp)(?=.*%api=POSIX)'
+                 r'(?=.*%mode=buffered)'),
+    'IORCollective': (('ior_collective_transfer_size',), ('transfer_size',),
+                      r'^IORCollective(?=.*%cpu_bind=default)'
+                      r'(?=.*%api=MPIIO)(?=.*%io=collective)'),
+    'MDTestBench': (('mdtest_files_per_proc', 'mdtest_file_bytes'),
+                    ('files_per_proc', 'file_bytes'),
+                    r'^MDTestBench(?=.*%cpu_bind=default)(?=.*%darshan=off)'
+                    r'(?=.*%procs_per_node=2)(?=.*%directory=unique)'),
+    'OSULatency': (('osu_max_size',), ('max_size',),
+                   r'^OSULatency(?=.*%cpu_bind=default)'),
+    'OSUAllreduce': (('osu_collective_max_size',), ('max_size',),
+                     r'^OSUAllreduce(?=.*%cpu_bind=default)'),
+    'FioThreads': (('fio_file_size', 'fio_block_size'),
+                   ('file_size', 'block_size'), r'^FioThreads'),
+}
+
+#: Size settings that are not an amount of data a case moves, and why
+NOT_AMOUNTS = {
+    'ior_cb_buffer_sizes': 'ROMIO cb_buffer_size hints: a parameter of the '
+                           'collective cases, passed through as text',
+    'lustre_stripes': 'striping of a Lustre file system; none here',
+}
+
+
+def _size_settings():
+    '''The vocabulary's settings that size what a case moves.'''
+    return {key for key in schema.EXTRAS
+            if key.endswith(('_size', '_sizes', '_count', '_bytes',
+                             '_per_proc', '_stripes'))}
+
+
+def _values(check):
+    '''``{values: profiles}``: every distinct value of ``check``'s size
+    settings, over every profile and a new profile's defaults.'''
+    keys = SIZED[check][0]
+    found = {tuple(schema.default(k) for k in keys): {'a new profile'}}
+    for stem, path in selection.system_files().items():
+        for system in profile.read(stem, path, {})[0]['systems']:
+            for part in system['partitions']:
+                values = tuple(part['extras'][k] for k in keys)
+                found.setdefault(values, set()).add(stem)
+
+    return found
+
+
+def _sizes_to_run():
+    '''(check, values, profiles): the values no suite run covers.'''
+    runs = []
+    for check in SIZED:
+        for values, stems in sorted(_values(check).items(), key=str):
+            if 'generic' not in stems:
+                runs.append(pytest.param(
+                    check, values, id=f'{check}-' + '-'.join(map(str, values)),
+                    marks=[] if check == 'DDSingleStream' else [needs_tools]))
+
+    return runs
+
+
+def test_every_size_setting_of_the_vocabulary_is_run_or_says_why():
+    known = {k for keys, _, _ in SIZED.values() for k in keys}
+    assert _size_settings() - known - set(NOT_AMOUNTS) == set()
+    assert set(NOT_AMOUNTS) <= _size_settings()
+
+
+def test_the_study_sizes_are_among_those_run():
+    '''Cori's 10 GB dd and 1 GiB IOR block per task are not the generic
+    profile's, so they run here.'''
+    wanted = {(c, v) for c, v in [p.values[:2] for p in _sizes_to_run()]}
+    assert ('DDSingleStream', (10000, '1M')) in wanted
+    assert ('IORBench', ('1g', '1m')) in wanted
+
+
+@pytest.mark.reframe
+@pytest.mark.parametrize('check, values', _sizes_to_run())
+def test_a_profile_size_runs_here(tmp_path, check, values):
+    keys, variables, selection_ = SIZED[check]
+    sized = [a for var, value in zip(variables, values)
+             for a in ('-S', f'{check}.{var}={value}')]
+    run = run_reframe(tmp_path, '-n', selection_, *sized,
+                      '-S', f'{check}.repetitions=1', '-r', timeout=3600)
+    found = cases(run, check)
+    assert found, run.stdout
+    failed = [(tc['display_name'], tc['fail_reason']) for tc in found
+              if tc['result'] != 'pass']
+    assert not failed, failed
