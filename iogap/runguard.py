@@ -10,11 +10,12 @@ import glob
 import json
 import logging
 import os
+import re
 import shutil
 import sys
 import time
 
-from iogap import resultsdb
+from iogap import resultsdb, runpaths
 from iogap.errors import IogapError
 
 #: Free bytes below which the output file system cannot take a run's
@@ -57,6 +58,29 @@ def _one_line_log_errors():
     logging.Handler.handleError = handle_error
 
 
+#: ReFrame's warnings when it goes on without a record of the run: a
+#: perflog line or the run report it could not write
+LOST_RECORDS = ('could not log performance data', 'failed to generate report')
+
+
+def _note_lost_records():
+    '''Keep ReFrame's warnings that a perflog line or the run report was
+    not written: the run is red for them at exit.'''
+    from reframe.core import logging as rlog
+
+    handle = rlog.Logger.handle
+
+    def noting(logger, record):
+        # ReFrame's message: 'WARNING: could not log ...', maybe coloured
+        message = re.sub(r'\x1b\[[0-9;]*m|^WARNING: ', '',
+                         record.getMessage().split('\n')[0])
+        if message.startswith(LOST_RECORDS):
+            _problems.append(message)
+        return handle(logger, record)
+
+    rlog.Logger.handle = noting
+
+
 def _new_reports(output, before):
     found = set(glob.glob(os.path.join(output, 'reports',
                                        'run-report-*.json')))
@@ -67,6 +91,10 @@ def _verdict(output, db, before):
     '''Why this run's records are incomplete, or ``None``.'''
     reports = _new_reports(output, before)
     if not reports:
+        where = runpaths.problem('run report directory',
+                                 os.path.join(output, 'reports'))
+        if where:
+            return f'no run report was written: {where}'
         if os.path.isdir(output) and (
                 os.statvfs(output).f_flag & os.ST_RDONLY or
                 shutil.disk_usage(output).free < MIN_FREE):
@@ -88,6 +116,7 @@ def guard(output, db):
     check_output(output)
     resultsdb.check(db)
     _one_line_log_errors()
+    _note_lost_records()
     before = set(glob.glob(os.path.join(output, 'reports',
                                         'run-report-*.json')))
     started = time.monotonic()

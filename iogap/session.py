@@ -9,7 +9,7 @@ import os
 import sys
 
 from iogap import profile
-from iogap import runguard
+from iogap import runguard, runpaths
 from iogap.core import scratch
 from iogap.errors import ReferenceFileError
 from iogap.judge import references
@@ -46,6 +46,10 @@ def start(argv, system, output, results_db=None):
     if not runs(argv):
         return
 
+    db = results_db or os.path.join(output, 'results.db')
+    # Before any directory is made: a place that cannot be written is
+    # named, not met at the end of a night's measuring
+    runpaths.check(argv, os.environ, system, output, db)
     if dry(argv):
         scratch.make_output(output)
         scratch.lock_run(output, 'output directory')
@@ -55,7 +59,7 @@ def start(argv, system, output, results_db=None):
     scratch.make_output(output)
     scratch.lock_run(output, 'output directory')
     # After the lock: the database is another run's while it holds it
-    runguard.guard(output, results_db or os.path.join(output, 'results.db'))
+    runguard.guard(output, db)
 
     if any('slurm' in p['scheduler'] or p['scheduler'] == 'squeue'
            for p in system['partitions']):
