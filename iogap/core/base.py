@@ -114,7 +114,7 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
         # One package: the probe, the dd driver and their step library
         # come together from the view, or together from the checkout
         path, provider = find_tool(self, 'job.sh', subdirs=(own.SUBDIR,),
-                                   checkout=own.source('job.sh'))
+                                   checkout=own.source('job.sh'), runs=False)
         checkout = provider.startswith('checkout:')
         if not checkout and own.stale(os.path.dirname(path)):
             # A view built from other sources (IOGAP_SPACK_VIEW, an older

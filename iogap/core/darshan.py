@@ -72,7 +72,7 @@ class Darshan(rfm.RegressionTestPlugin):
             return
 
         self.darshan_lib = self.tool('libdarshan.so', subdirs=('lib',),
-                                     what='darshan-runtime')
+                                     what='darshan-runtime', runs=False)
         self.job_sections['setup'].extend(
             [*(f'module unload {m}' for m in self.extra('darshan_unload')),
              'mkdir -p darshan'])

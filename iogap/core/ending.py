@@ -59,16 +59,23 @@ def exit_status(code):
     return f'failed with exit code {code}'
 
 
+#: Lines a healthy job prints: the harness's records (``iogap-<what>:``)
+#: and the notes of the job guard (:mod:`iogap.core.jobguard`) and of
+#: ``job.sh``. They say how the job went, never why it failed
+PROGRESS = re.compile(r'^iogap-[\w-]+: |^iogap: (waiting for the I/O lock|'
+                      r'created scratch root|the wall clock moved by)')
+
+
 def first_error(text, tool):
     '''The first line of ``text`` from ``tool``, iogap or the launcher that
-    reads as an error.'''
+    reads as an error; never a progress line (:data:`PROGRESS`).'''
     error = re.compile(rf'^({re.escape(tool)}|iogap):|: line \d+: |'
                        r'\b(error|Error|ERROR|failed|denied|Killed|'
                        r'No such file|not found|No space|Invalid argument|'
                        r'CANCELLED|TIME LIMIT)\b')
-    for line in text.splitlines():
-        if error.search(line):
-            return line.strip()
+    for line in map(str.strip, text.splitlines()):
+        if error.search(line) and not PROGRESS.search(line):
+            return line
 
     return 'no error message in the job\'s output'
 

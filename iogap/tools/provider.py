@@ -4,7 +4,9 @@ Order: an explicit install prefix the caller names (e.g. ``$IOGAP_OSU_PREFIX``),
 then the partition's tool stack (the ToolStack fixture: the Spack view, or
 the OS tools the Spack environment declares as externals, such as dd), then
 PATH; for the project's own tools (:mod:`iogap.tools.own`) the checkout's
-copy instead of PATH.
+copy instead of PATH. A tool the prefix, the view or the environment names
+but that cannot run here (:mod:`iogap.tools.runnable`) fails the case,
+saying why: nothing else is run in its place.
 Tools that install outside ``bin/`` (OSU puts its binaries in
 ``libexec/osu-micro-benchmarks/mpi/<category>/``) pass ``subdirs``: they are
 searched under the prefix, the view and the parent of every PATH entry. A
@@ -18,39 +20,47 @@ import shutil
 
 from reframe.core.exceptions import SkipTestError
 
+from iogap.errors import IogapError
+from iogap.tools import runnable
 
 
 def find_tool(test, name, subdirs=('bin',), prefixes=(), what=None,
-              checkout=None):
+              checkout=None, runs=True):
     '''Return ``(command, provider)`` for ``name`` or skip ``test``.
 
     ``prefixes`` are explicit install prefixes tried first (a prefix that is
     given but lacks the tool is a skip: it is never silently bypassed);
     ``what`` names the package in skip messages; ``checkout`` is the
-    project's own copy of a tool it builds, taken when the stack lacks it.
+    project's own copy of a tool it builds, taken when the stack lacks it;
+    ``runs`` is false for a file the job reads (a library, a script it
+    sources) rather than runs.
     '''
     local = test.current_partition.scheduler.registered_name == 'local'
     label = f'{name} ({what})' if what else name
     for prefix in filter(None, prefixes):
-        path = _under(prefix, subdirs, name, local)
+        path = _named(prefix, subdirs, name, local)
         if path is None:
             raise SkipTestError(f'{label} not found under the prefix '
                                 f'{prefix} (looked in {", ".join(subdirs)})')
 
-        return path, f'prefix:{path}'
+        return _usable(label, f'the prefix {prefix}', path, runs, local,
+                       local), f'prefix:{path}'
 
     stack = test.tools
     if stack.view:
         # A view this host sees (shared file systems) is checked even for
         # remote partitions: an OS tool is an external, not in the view
-        path = _under(stack.view, subdirs, name,
-                      local or os.path.isdir(stack.view))
+        seen = local or os.path.isdir(stack.view)
+        path = _named(stack.view, subdirs, name, seen)
         if path is not None:
-            return path, f'{stack.provider}:{path}'
+            return _usable(label, f'the Spack view {stack.view}', path,
+                           runs, seen, local), f'{stack.provider}:{path}'
 
     external = stack.spack_env.external(name) if stack.spack_env else None
     if external:
-        return external[0], f'spack-external:{external[1]}:{external[0]}'
+        where = f'the Spack environment\'s external {external[1]}'
+        return _usable(label, where, external[0], runs, local, local), \
+            f'spack-external:{external[1]}:{external[0]}'
 
     if checkout:
         return checkout, f'checkout:{checkout}'
@@ -73,13 +83,36 @@ def find_tool(test, name, subdirs=('bin',), prefixes=(), what=None,
 
 
 def _under(prefix, subdirs, name, local):
-    '''``prefix/<subdir>/name`` for the first subdir holding it; remotely
-    (nothing to check) the first subdir.'''
+    '''``prefix/<subdir>/name`` for the first subdir holding it runnable;
+    remotely (nothing to check) the first subdir.'''
     paths = [os.path.join(prefix, sub, name) for sub in subdirs]
     if not local:
         return paths[0]
 
     return next((p for p in paths if os.access(p, os.X_OK)), None)
+
+
+def _named(prefix, subdirs, name, local):
+    '''``prefix/<subdir>/name`` for the first subdir that names it,
+    usable or not (a broken link too); remotely the first subdir.'''
+    paths = [os.path.join(prefix, sub, name) for sub in subdirs]
+    if not local:
+        return paths[0]
+
+    return next((p for p in paths if os.path.lexists(p)), None)
+
+
+def _usable(label, where, path, runs, seen, local):
+    '''``path``, once it can be used (``seen``: this host can check it;
+    ``local``: it runs here, so its machine must be this host's); else the
+    case fails naming it and why.'''
+    why = runnable.why_not(path, runs, local) if seen else None
+    if why:
+        raise IogapError(f'{label} from {where} cannot be used: {why}: '
+                         f'repair or rebuild it; no other {label} is run '
+                         f'in its place')
+
+    return path
 
 
 def _on_path_prefixes(name, subdirs):
