@@ -10,7 +10,7 @@ import sys
 
 from iogap import profile
 from iogap import runguard, runpaths
-from iogap.core import scratch
+from iogap.core import leftovers, runlock, scratch
 from iogap.errors import ReferenceFileError
 from iogap.judge import references
 from iogap.slurmstate import (check_nodes, check_slurm, selected,
@@ -102,10 +102,12 @@ def take_scratch_root(root, partitions):
         print(made, file=sys.stderr)
     # A root this host cannot use is the jobs' to report
     if os.path.isdir(root) and not scratch.problem(root):
+        # Before this run's own lock: no other run, no live job elsewhere
+        idle = runlock.idle(root)
         for part in partitions:
             if part['extras']['scratch_root'] == root:
                 scratch.lock_run(root, 'scratch root', part['name'])
-        swept = scratch.remove_leftovers(root)
+        swept = leftovers.remove_leftovers(root, idle)
         if swept:
             print(swept, file=sys.stderr)
 

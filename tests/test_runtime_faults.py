@@ -8,13 +8,13 @@ them with these tests.'''
 import os
 import re
 import shutil
-import socket
 import subprocess
+import time
 
 import pytest
 
 from conftest import lock_holder, run_reframe
-from iogap.core import ending, jobguard, scratch
+from iogap.core import ending, jobguard, leftovers, runlock, scratch
 from iogap.errors import IogapError
 from iogap.tools import runnable
 from iogap.tools.provider import find_tool
@@ -165,3 +165,83 @@ def test_no_note_of_a_healthy_job_is_taken_for_its_failure():
     for record in ('iogap-step: failed-write', 'iogap-io-released: at=1'):
         assert ending.first_error(record, 'dd') == \
             'no error message in the job\'s output'
+
+
+def left_by(root, host, mib=515):
+    '''A test directory a job of ``host`` left, holding ``mib`` MiB.'''
+    path = root / f'iogap.DDSingleStream_1.{host}'
+    path.mkdir(parents=True)
+    (path / '.owner').write_text(f'host={host} pid=4242 start=0\n')
+    with open(path / 'dd.dat', 'wb') as fp:
+        fp.truncate(mib * 2**20)
+    return path
+
+
+def test_scratch_of_a_renamed_host_is_swept_when_nothing_holds_it(tmp_path):
+    '''Before, a directory under another host's name was never swept nor
+    reported (515 MiB left after the host was renamed).'''
+    left = left_by(tmp_path, 'oldname')
+    assert runlock.idle(str(tmp_path))
+    line = leftovers.remove_leftovers(str(tmp_path), idle=True)
+    assert line == (f'iogap: removed 1 scratch dir(s) left by dead runs '
+                    f'under {tmp_path} (515.0 MiB; of host(s) oldname): '
+                    f'{left.name}')
+    assert not left.exists()
+
+
+def test_scratch_a_live_job_elsewhere_holds_is_kept_and_reported(tmp_path):
+    left = left_by(tmp_path, 'nid0001')
+    job = subprocess.Popen(['flock', '-s', str(left / '.owner'), 'sleep',
+                            '60'])
+    try:
+        deadline = time.monotonic() + 10
+        while not leftovers._held(str(left)):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        line = leftovers.remove_leftovers(str(tmp_path), idle=True)
+    finally:
+        job.kill()
+        job.wait()
+    assert line.startswith(f'iogap: kept 1 scratch dir(s) under {tmp_path}')
+    assert '(515.0 MiB; of host(s) nid0001)' in line
+    assert left.exists()
+
+
+def test_scratch_of_another_host_is_kept_while_a_run_holds_the_root(tmp_path):
+    left = left_by(tmp_path, 'oldname', 1)
+    holder = lock_holder(tmp_path, 'knl')
+    try:
+        idle = runlock.idle(str(tmp_path))
+    finally:
+        holder.kill()
+        holder.wait()
+    assert not idle
+    assert '(1.0 MiB; of host(s) oldname)' in \
+        leftovers.remove_leftovers(str(tmp_path), idle)
+    assert left.exists()
+
+
+def test_a_running_job_holds_its_directory(tmp_path):
+    '''The job guard's lock, seen from outside while the job runs.'''
+    job = subprocess.Popen(['bash', '-c', '\n'.join(
+        [*jobguard.job_guard(str(tmp_path), 'T'), 'sleep 3'])],
+        stdout=subprocess.PIPE, text=True)
+    path = job.stdout.readline().split(' ', 1)[1].strip()
+    assert leftovers._held(path)
+    assert leftovers.remove_leftovers(str(tmp_path), idle=True) is None
+    job.wait(timeout=30)
+    assert job.returncode == 0 and not os.path.exists(path)
+
+
+@pytest.mark.reframe
+def test_a_run_sweeps_what_the_host_left_under_its_old_name(tmp_path):
+    root = tmp_path / 'scratch'
+    root.mkdir()
+    (root / scratch.MARKER).write_text('')
+    left = left_by(root, 'oldname')
+    run = run_reframe(tmp_path, *dd_case('buffered'), '-r', scratch=root)
+    assert run.returncode == 0, run.stdout
+    said = run.stdout + run.proc.stderr
+    assert (f'iogap: removed 1 scratch dir(s) left by dead runs under '
+            f'{root} (515.0 MiB; of host(s) oldname): {left.name}') in said
+    assert not left.exists()

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from conftest import lock_holder
-from iogap.core import jobguard, scratch
+from iogap.core import jobguard, leftovers, scratch
 from iogap.errors import ScratchError
 
 
@@ -185,11 +185,15 @@ def test_leftovers_of_dead_runs_are_removed_and_reported(tmp_path):
     other_host = root / 'iogap.DD_3.ghi'
     other_host.mkdir()
     (other_host / '.owner').write_text('host=nid0001 pid=999999 start=0\n')
-    line = scratch.remove_leftovers(str(root))
-    assert line.startswith('iogap: removed 1 scratch dir(s) left by dead '
-                           'runs') and '4.0 KiB' in line
+    removed, kept = leftovers.remove_leftovers(str(root)).splitlines()
+    assert removed.startswith('iogap: removed 1 scratch dir(s) left by dead '
+                              'runs') and '4.0 KiB' in removed
+    # Another host's may be live while the root is not idle: reported
+    assert kept.startswith(f'iogap: kept 1 scratch dir(s) under {root}')
+    assert kept.endswith('(32 B; of host(s) nid0001): iogap.DD_3.ghi; remove '
+                         'them once no run of theirs is alive')
     assert sorted(os.listdir(root)) == ['iogap.DD_2.def', 'iogap.DD_3.ghi']
-    assert scratch.remove_leftovers(str(root)) is None
+    assert leftovers.remove_leftovers(str(root)) == kept
 
 
 def test_a_second_run_stops_naming_the_holder(tmp_path):

@@ -32,12 +32,17 @@ def job_guard(root, tag, watch_pid=None, io_lock=False):
 
     lines += [
         # errexit holds inside traps too: nothing here may fail
-        'trap \'rm -rf "$IOGAP_DIR"; [ -z "$iogap_watchdog" ] || '
+        # The directory's lock closes first: on NFS an open file would
+        # keep the directory from being removed
+        'trap \'exec 8<&-; rm -rf "$IOGAP_DIR"; [ -z "$iogap_watchdog" ] || '
         'kill $iogap_watchdog 2>/dev/null || :; [ -z "${iogap_held:-}" ] || '
         'echo "iogap-io-released: at=$(date +%s.%N)"\' EXIT',
         "trap 'exit 143' TERM; trap 'exit 130' INT; trap 'exit 129' HUP",
         'echo "host=$(uname -n) pid=$$ start=$(date +%s)" > '
         '"$IOGAP_DIR/.owner"',
+        # Held by the job and its tools while any lives: a run on another
+        # host sees the directory is in use (iogap.core.leftovers)
+        'exec 8<"$IOGAP_DIR/.owner"; flock -s -n 8 2>/dev/null || :',
         'echo "iogap-scratch: $IOGAP_DIR"',
     ]
     return lines + (io_lock_lines() if io_lock else [])

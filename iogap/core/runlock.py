@@ -69,3 +69,17 @@ def lock_run(path, what, partition=None):
     _take(path, RUN_LOCK, fcntl.LOCK_SH, f'{what} {path}')
     _take(path, partition_lock(partition), fcntl.LOCK_EX,
           f'{what} {path} (partition {partition})')
+
+
+def idle(path):
+    '''Whether no run holds ``path``'s lock, taken and given back at once
+    (before this run takes its own): what is left there is nobody's.'''
+    lock = os.path.join(path, RUN_LOCK)
+    if any(held.startswith(path + os.sep) for held in _held):
+        return False
+    try:
+        with open(lock, 'a+') as fp:
+            fcntl.flock(fp, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True

@@ -8,14 +8,13 @@ directory that records its owner, is removed by a trap on exit, and, for
 jobs on this host, is given up when reframe itself dies (a watchdog ends
 the job's process group). A run holds an advisory lock on its root (per
 partition, :mod:`iogap.core.runlock`) and on its output directory, and
-removes what runs killed outright left behind.
+removes what runs killed outright left behind (:mod:`iogap.core.leftovers`).
 Every I/O job of a host takes the lock of the device its root lives on, so
 runs on different roots of one disk never measure at the same time.
 '''
 
 import os
 import shutil
-import socket
 
 from iogap.core.runlock import RUN_LOCK, lock_run  # noqa: F401 (API)
 from iogap.errors import ScratchError
@@ -122,46 +121,3 @@ def check_free_space(root, nbytes):
         raise ScratchError(f'scratch root {root} has {human(free)} free; '
                            f'this test writes {human(nbytes)}: free space or '
                            f'lower the size in the profile')
-
-
-def remove_leftovers(root):
-    '''Remove the test directories whose owner (a job on this host) is dead;
-    returns one line saying what was removed, or ``None``.'''
-    removed, nbytes = [], 0
-    for entry in sorted(os.listdir(root)):
-        path = os.path.join(root, entry)
-        owner = _owner(path) if entry.startswith(DIR_PREFIX) else None
-        if owner and owner[0] == socket.gethostname() and \
-                not _alive(owner[1]):
-            nbytes += sum(os.path.getsize(os.path.join(d, f))
-                          for d, _, files in os.walk(path) for f in files)
-            shutil.rmtree(path, ignore_errors=True)
-            removed.append(entry)
-
-    if removed:
-        return (f'iogap: removed {len(removed)} scratch dir(s) left by dead '
-                f'runs under {root} ({human(nbytes)}): '
-                f'{", ".join(removed[:3])}{" ..." * (len(removed) > 3)}')
-
-    return None
-
-
-def _owner(path):
-    try:
-        with open(os.path.join(path, '.owner')) as fp:
-            fields = dict(w.split('=', 1) for w in fp.read().split()
-                          if '=' in w)
-        return fields['host'], int(fields['pid'])
-    except (OSError, KeyError, ValueError):
-        return None
-
-
-def _alive(pid):
-    '''Whether ``pid`` runs: a zombie (killed, not yet reaped) does not.'''
-    try:
-        with open(f'/proc/{pid}/stat') as fp:
-            state = fp.read().rsplit(')', 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-
-    return state not in ('Z', 'X')
