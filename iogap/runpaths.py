@@ -32,7 +32,8 @@ def _option(argv, environ, flag, var):
 def run_paths(argv, environ, system, output, db):
     '''``(what, directory)`` for every directory the run of ``system``
     writes in, as ReFrame will place them (``--stage``, ``--output``,
-    ``--perflogdir`` and their RFM_ variables move their part).'''
+    ``--perflogdir``, ``--report-file`` and their RFM_ variables move
+    their part).'''
     prefix = system.get('prefix') or output
     perflogs = _option(argv, environ, '--perflogdir', 'RFM_PERFLOG_DIR') \
         or os.path.join(prefix, 'perflogs')
@@ -48,7 +49,9 @@ def run_paths(argv, environ, system, output, db):
         *(('perflog directory', os.path.join(perflogs, system['name'],
                                              p['name']))
           for p in system['partitions']),
-        ('run report directory', os.path.join(output, 'reports')),
+        ('run report directory', os.path.dirname(
+            _option(argv, environ, '--report-file', 'RFM_REPORT_FILE') or
+            os.path.join(output, 'reports', 'run-report.json'))),
         ('log directory', os.path.join(output, 'logs')),
         ('results database directory', os.path.dirname(db)),
     ]

@@ -74,6 +74,9 @@ def test_options_move_the_places_they_name(tmp_path):
     with pytest.raises(IogapError, match=f'stage directory {stage} is a '
                        f'file'):
         check(out, ('reframe', '-r', f'--stage={stage}'))
+    with pytest.raises(IogapError, match=f'run report directory {stage} is '
+                       f'a file'):
+        check(out, ('reframe', '-r', '--report-file', f'{stage}/r.json'))
 
 
 def test_a_perflog_that_cannot_take_a_line_is_refused(tmp_path):
