@@ -11,7 +11,7 @@ runs left there.
 import os
 import sys
 
-from iogap import profile, session
+from iogap import profile, progress, session
 # ReFrame's deprecation check, without reading every frame's source
 from iogap.core import deprecations  # noqa: F401
 # Jobs timed by the monotonic clock: a wall-clock step fails none
@@ -33,6 +33,8 @@ RESULTS_DB = os.path.abspath(os.environ.get('IOGAP_RESULTS_DB') or
                              os.path.join(OUTPUT, 'results.db'))
 references.load(_system['name'], profile.parts())
 session.start(sys.argv, _system, OUTPUT, RESULTS_DB)
+# stdout's status lines end with the time left, from the planner's costs
+progress.register(RESULTS_DB)
 
 _view = os.environ.get('IOGAP_SPACK_VIEW')
 _own_envs = _site.get('environments', [])
@@ -53,18 +55,19 @@ site_configuration = {
         'check_search_recursive': True,
         'report_file': os.path.join(OUTPUT, 'reports',
                                     'run-report-{sessionid}.json'),
-        'perf_info_level': 'info',
+        # One line per case, not one per figure: the figures are in the
+        # perflog, the run report, -v and --performance-report
+        'perf_info_level': 'verbose',
     }],
     'storage': [{
         'enable': True,
         'sqlite_db_file': RESULTS_DB,
     }],
     'logging': [{
-        'handlers': [
-            {'type': 'stream', 'name': 'stdout', 'level': 'info',
-             'format': '%(message)s'},
-            *session.file_handlers(sys.argv, OUTPUT),
-        ],
+        # stdout, its status lines with the time left (iogap.progress)
+        'handlers$': [{'type': 'iogap_progress', 'name': 'stdout',
+                       'level': 'info', 'format': '%(message)s'}],
+        'handlers': session.file_handlers(sys.argv, OUTPUT),
         'handlers_perflog': [{
             'type': 'filelog',
             'basedir': 'perflogs',

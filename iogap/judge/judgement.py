@@ -94,8 +94,9 @@ class Judgement(rfm.RunOnlyRegressionTest):
         raise SkipTestError(f'{NOT_APPLICABLE} {reason}')
 
 
-    def declared(self):
-        '''``{figure: unit}`` the judgement reports.'''
+    def bounds(self):
+        '''``{figure: ((ref, lower, upper), unit)}`` the judgement reports
+        and asserts, from its reference entries.'''
         raise NotImplementedError
 
     @run_after('init')
@@ -118,10 +119,14 @@ class Judgement(rfm.RunOnlyRegressionTest):
         what = inspect.getdoc(type(self)).split(';')[0].split('.')[0]
         self.descr = f'{" ".join(what.split())} ({self.method})'
         self.tags |= {'judge'}
+        # ReFrame knows the references from the start (--describe shows
+        # them) and asserts exactly the entries' bounds, once
+        self.reference = {'*': {name: (*ref, unit) for name, (ref, unit)
+                                in self.bounds().items()}}
         self.perf_variables = {
             name: sn.make_performance_function(
                 lambda n=name: self.verdicts[n][0], unit)
-            for name, unit in self.declared().items()}
+            for name, (_, unit) in self.bounds().items()}
         self.judgement = self.entry_name()
         ref = references.current()
         rates = [ref.rate_of(e) for e in self.entries_judged()] if ref else []
@@ -161,10 +166,11 @@ class Judgement(rfm.RunOnlyRegressionTest):
         return True
 
     @run_before('performance')
-    def references(self):
-        self.reference = {'*': {name: (*ref, unit) for name, (_, ref, unit)
-                                in self.verdicts.items()}} \
-            if not self.is_dry_run() else {}
+    def figures_judged(self):
+        # This case's own verdicts (ReFrame copies the test after init); a
+        # dry run measured nothing and judges no figure
+        if self.is_dry_run():
+            self.reference = {}
         self.perf_variables = {
             name: sn.make_performance_function(
                 lambda n=name: self.verdicts[n][0], unit)

@@ -37,12 +37,13 @@ class AbsoluteCheck(Judgement):
     def entry_name(self):
         return target_name(self.target)
 
-    def declared(self):
-        return {var: e['unit'] for var, e in self.target[3].items()}
+    def bounds(self):
+        return {var: (e['ref'], e['unit'])
+                for var, e in self.target[3].items()}
 
     def judged(self, figures):
-        return {var: (figures[0][var], e['ref'], e['unit'])
-                for var, e in self.target[3].items()}
+        return {var: (figures[0][var], *bound)
+                for var, bound in self.bounds().items()}
 
 
 class RatioCheck(Judgement):
@@ -72,8 +73,8 @@ class RatioCheck(Judgement):
     def entry_name(self):
         return self.ratio['name']
 
-    def declared(self):
-        return {self.ratio['name']: self.ratio['unit']}
+    def bounds(self):
+        return {self.ratio['name']: (self.ratio['ref'], self.ratio['unit'])}
 
     def judged(self, figures):
         values = [next(iter(f.values())) for f in figures]
@@ -135,8 +136,8 @@ class FitCheck(Judgement):
     def entry_name(self):
         return self.fit['name']
 
-    def declared(self):
-        return {self.fit['name']: self.fit['unit']}
+    def bounds(self):
+        return {self.fit['name']: (self.fit['ref'], self.fit['unit'])}
 
     def judged(self, figures):
         _, factor = schema.AXES[self.fit['over']]
@@ -164,8 +165,9 @@ class MechanismCheck(Judgement):
     def entries_judged(self):
         return []       # a bound any healthy host meets: no noise model
 
-    def declared(self):
-        return {self.mechanism['name']: self.mechanism['unit']}
+    def bounds(self):
+        return {self.mechanism['name']: (self.mechanism['ref'],
+                                         self.mechanism['unit'])}
 
     def provenance(self):
         return self.mechanism['provenance']

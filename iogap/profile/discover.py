@@ -134,6 +134,20 @@ class Cluster:
             if p.get('State') == 'UP']
         self.mpi = mpi_type(run(['srun', '--mpi=list']))
 
+    def chosen(self, wanted):
+        '''The partitions named in ``wanted`` (comma-separated), each up,
+        else every partition that is up; a wrong name is refused before
+        any step runs.'''
+        up = [p['PartitionName'] for p in self.partitions]
+        wrong = [n for n in (wanted or '').split(',') if wanted and n not in up]
+        if wrong:
+            raise ProfileError(f'--partitions {wanted}: '
+                               f'{", ".join(map(repr, wrong))} is not a '
+                               f'partition that is up in this Slurm (up: '
+                               f'{", ".join(up) or "none"}); name those to '
+                               f'probe')
+        return wanted.split(',') if wanted else up
+
     def allows(self, key):
         return self.config.get(key, '').lower() in ('yes', '1')
 

@@ -164,8 +164,7 @@ def write(args):
 
     say = lambda text: print(f'iogap.profile: {text}', file=sys.stderr)
     cluster = discover.Cluster()
-    names = args.partitions.split(',') if args.partitions else \
-        [p['PartitionName'] for p in cluster.partitions]
+    names = cluster.chosen(args.partitions)
     say(f'partitions {", ".join(names)}; srun --mpi={cluster.mpi or "none"}')
     parts, notes, probes = [], [], {}
     for name in names:
