@@ -3,19 +3,17 @@
 local Slurm (a copy of the repository, so nothing here changes):
 
     eval "$(ci/local-slurm start)"        (or --nodes 2)
-    python bench/onboard.py [--select REGEX ...] [--out DIR]
+    python bench/onboard.py [--budget H] [--select REGEX ...] [--out DIR]
 
-The commands are the README's ("Adding a system"): ``python -m
-iogap.profile new site``, the first baseline (``--repeat 3``) and
-``python -m iogap.rebaseline`` on its report, then a night judged against
-the reference it wrote. The baseline and the night run the selected cases
-only (the whole suite takes hours at the defaults); ``count=16`` keeps
-dd's steps short. Prints each command, its wall time and its outcome.
+The command is the README's ("Adding a system"): ``python -m iogap.profile
+onboard site --budget H --night``, which writes the profile, prices the
+baseline with the planner, chooses dd's size and the runs within the
+budget, runs the baseline, re-baselines and runs the first judged night.
+Prints its lines as they come, then its wall time and the figures its
+lines gave (planned and spent node-hours, figures judged).
 '''
 
 import argparse
-import glob
-import json
 import os
 import shutil
 import subprocess
@@ -23,27 +21,15 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PLAIN = '(?=.*%core_spec=0)(?=.*%cpu_bind=default)'
-SELECT = (f'^DDSingleStream(?=.*%mode=direct)(?=.*%darshan=off){PLAIN}',
-          f'^OSULatency{PLAIN}')
-
-
-def timed(what, cmd, cwd, env):
-    start = time.monotonic()
-    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True,
-                          text=True)
-    took = time.monotonic() - start
-    last = (proc.stdout.strip() or proc.stderr.strip()).splitlines()[-1:]
-    print(f'{what}: {took:.0f} s, exit {proc.returncode}: '
-          f'{last[0] if last else ""}', flush=True)
-    if proc.returncode:
-        sys.exit(proc.stdout[-2000:] + proc.stderr[-2000:])
-    return proc
+sys.path.insert(0, ROOT)
+from iogap.profile.onboard import SELECT  # noqa: E402
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument('--select', nargs='*', default=list(SELECT))
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--budget', default='0.2',
+                        help='node-hours (default: 0.2)')
+    parser.add_argument('--select', nargs='+', default=list(SELECT))
     parser.add_argument('--out', default='/var/tmp/iogap-onboard')
     args = parser.parse_args()
     if not os.environ.get('SLURM_CONF'):
@@ -54,35 +40,21 @@ def main():
         '.git', '.venv', 'output', 'build', '__pycache__'))
     env = dict(os.environ, RFM_COLORIZE='n',
                IOGAP_OUTPUT=os.path.join(args.out, 'output'))
-    scratch = os.path.join(args.out, 'scratch')
-    reframe = [os.path.join(os.path.dirname(sys.executable), 'reframe'),
-               '-C', 'reframe_config.py', '--system', 'site']
-    selected = [o for s in args.select for o in ('-n', s)]
-    small = ['-S', 'count=16']
-
     # The tools come from IOGAP_SPACK_VIEW or PATH: a Spack named here
     # would build the whole stack in a job first (README, "Adding a system")
-    timed('profile new', [sys.executable, '-m', 'iogap.profile', 'new',
-                          'site', '--scratch', scratch, '--no-spack'],
-          repo, env)
-    report = os.path.join(env['IOGAP_OUTPUT'], 'reports',
-                          'baseline-site.json')
-    timed('baseline (--repeat 3)', reframe + selected + small + [
-        '--repeat', '3', '--report-file', report, '-r'], repo, env)
-    timed('rebaseline', [sys.executable, '-m', 'iogap.rebaseline', report],
-          repo, env)
-    timed('judged night', reframe + selected + small + [
-        '-n', 'AbsoluteCheck', '-r'], repo, env)
-    newest = max(glob.glob(os.path.join(env['IOGAP_OUTPUT'], 'reports',
-                                        'run-report-*.json')),
-                 key=os.path.getmtime)
-    with open(newest) as fp:
-        cases = [tc for r in json.load(fp)['runs'] for tc in r['testcases']
-                 if not tc['fixture']]
-    judged = [tc for tc in cases if tc['name'].startswith('AbsoluteCheck')]
-    results = [tc['result'] for tc in cases]
-    print(f'night: {len(cases)} cases, {len(judged)} of them judgements; '
-          f'{ {r: results.count(r) for r in sorted(set(results))} }')
+    cmd = [sys.executable, '-m', 'iogap.profile', 'onboard', 'site',
+           '--scratch', os.path.join(args.out, 'scratch'), '--no-spack',
+           '--budget', args.budget, '--night', '--select', *args.select]
+    start = time.monotonic()
+    proc = subprocess.run(cmd, cwd=repo, env=env, text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    took = time.monotonic() - start
+    print(proc.stdout)
+    lines = [l for l in proc.stdout.splitlines()
+             if l.startswith(('iogap.onboard:', 'iogap.profile:'))]
+    print(f'onboard: {took:.0f} s, exit {proc.returncode}', *lines,
+          sep='\n')
+    sys.exit(proc.returncode)
 
 
 if __name__ == '__main__':

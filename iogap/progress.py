@@ -91,7 +91,7 @@ class Progress:
         key = (_REPEAT.sub('', found['name']), found['part'])
         ident = (found['name'], found['part'])
         if found['status'] in ('RUN', 'DRY'):
-            self.start = self.start or self.clock()
+            self.start = self.clock() if self.start is None else self.start
             self.started.setdefault(ident, key)
             return text
         if not found['done'] or found['status'] == 'DRY':
@@ -110,7 +110,7 @@ class Progress:
         unseen = max(total - len(planned), 0) * \
             sum(planned.values()) / max(len(planned), 1)
         done = sum(s for i, s in planned.items() if i in self.finished)
-        elapsed = self.clock() - (self.start or self.clock())
+        elapsed = self.clock() - self.start if self.start is not None else 0
         pace = elapsed / done if done and elapsed else 1.0
         return (running + unseen) * pace
 

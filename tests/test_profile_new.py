@@ -181,10 +181,8 @@ def test_a_site_is_onboarded_in_one_command(tmp_path, slurm):
          str(scratch), '--no-spack', '--hostnames', r'^login\d+$'],
         cwd=repo, env=slurm, capture_output=True, text=True, timeout=300)
     assert new.returncode == 0, new.stderr
-    assert new.stdout == (
-        './setup.sh suite --system site --repeat 3 --report-file '
-        'output/reports/baseline-site.json && .venv/bin/python -m '
-        'iogap.rebaseline output/reports/baseline-site.json\n')
+    assert new.stdout == \
+        'python -m iogap.profile onboard site --budget <node-hours>\n'
     assert 'knl: 1 node(s)' in new.stderr and 'haswell: 1 node(s)' in \
         new.stderr
     profile_text = (repo / 'systems' / 'site.py').read_text()

@@ -144,4 +144,8 @@ def render():
 
 
 if __name__ == '__main__':
+    import argparse
+    argparse.ArgumentParser(prog='python -m iogap.core.figures',
+                            description=render.__doc__.split(' (')[0]
+                            ).parse_args()
     print(render(), end='')

@@ -103,6 +103,11 @@ def thin(points, most=MAX_POINTS):
 
 
 def main(argv):
+    if len(argv) < 3 or not argv[1].isdigit():
+        # --help, or arguments that are not QUANTUM COMMAND...
+        print(f'usage: {os.path.basename(argv[0])} QUANTUM COMMAND...\n\n'
+              f'{__doc__.split(chr(10) * 2)[0]}', file=sys.stderr)
+        return 0 if argv[1:2] in (['-h'], ['--help']) else 2
     quantum, command = int(argv[1]), argv[2:]
     tool = subprocess.Popen(command)
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):

@@ -11,6 +11,7 @@ start-up, probes and calibration (site data, defaults in the schema).
 The estimate is only a first night's guess; every run replaces it.
 '''
 
+import copy
 import json
 import sqlite3
 import statistics
@@ -180,6 +181,19 @@ def costs(cases, db_path=None, system=None):
     '''``{key: Cost}`` of ``cases`` (``{key: Case}``).'''
     history = measured(db_path, system) if db_path else {}
     return {key: Cost(case, history) for key, case in cases.items()}
+
+
+def resized(cases, extras):
+    '''``{key: Cost}`` of ``cases`` run with ``extras`` over their
+    partitions' own (a size a run chooses, such as ``dd_count``): the
+    estimates, as no run at that size is in the history.'''
+    out = {}
+    for key, case in cases.items():
+        case = copy.copy(case)
+        case.part = copy.copy(case.part)
+        case.part.extras = {**case.part.extras, **extras}
+        out[key] = Cost(case, {})
+    return out
 
 
 def totals(costs):

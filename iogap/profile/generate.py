@@ -190,8 +190,3 @@ def write(args):
     for note in notes:
         say(note)
     say(f'wrote {path} and {where}; the profile loads')
-    say('the first baseline (the overlay\'s tools built where a Spack is, '
-        'three runs of every check, then reference/<system>.yaml from them):')
-    report = f'output/reports/baseline-{args.system}.json'
-    print(f'./setup.sh suite --system {args.system} --repeat 3 --report-file '
-          f'{report} && .venv/bin/python -m iogap.rebaseline {report}')

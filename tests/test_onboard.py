@@ -1,0 +1,153 @@
+'''A newcomer's first hour: a baseline priced and refused over its budget
+before anything runs (python -m iogap.profile onboard), the sizes written
+where the nights read them, a bad partition refused before any step, a
+status line per case with the time left, --help on every entry point.'''
+
+import logging
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+from iogap import progress
+from iogap.errors import IogapError
+from iogap.profile import discover, generate, onboard
+
+
+def python_m(*args, timeout=120):
+    return subprocess.run([sys.executable, '-m', *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.parametrize('module', [
+    'iogap.profile', 'iogap.profile new', 'iogap.profile onboard',
+    'iogap.plan', 'iogap.rebaseline', 'iogap.report', 'iogap.judge.audit',
+    'iogap.tools.spack', 'iogap.core.figures', 'iogap.core.iotrace',
+    'ci.nightly', 'ci.nightly verdict'])
+def test_every_entry_point_has_help(module):
+    done = python_m(*module.split(), '--help')
+    text = done.stdout + done.stderr
+    assert done.returncode == 0, text
+    assert text.startswith('usage:') and len(text.splitlines()) > 3, text
+
+
+def test_a_budget_the_smallest_baseline_exceeds_is_refused_first():
+    done = python_m('iogap.profile', 'onboard', 'anyhost', '--budget',
+                    '0.001')
+    assert done.returncode == 1 and done.stdout == ''
+    [line] = done.stderr.splitlines()
+    assert 'exceeds the budget of 0.001 node-hours' in line, line
+    assert 'give --budget' in line and 'GB written' in line
+
+
+def test_a_bad_budget_is_refused_by_its_option():
+    done = python_m('iogap.profile', 'onboard', 'anyhost', '--budget', 'x')
+    assert done.returncode == 2 and done.stdout == ''
+    assert done.stderr.splitlines()[-1].endswith(
+        "'x' is not a positive number of node-hours")
+
+
+def test_the_cost_is_printed_and_the_largest_size_within_budget_chosen():
+    done = python_m('iogap.profile', 'onboard', 'anyhost', '--budget', '1',
+                    '--dry-run')
+    assert done.returncode == 0, done.stderr
+    [line] = done.stdout.splitlines()
+    # the generic profile's dd_count (256) caps the ladder; 5 runs fit
+    assert 'dd count=256, 5 runs' in line and 'node-hours' in line, line
+    assert 'GB written' in line and '2 cases' in line
+
+
+def test_choose_takes_size_first_then_runs():
+    points = [(16, 3, 0.1, 0, 0), (16, 5, 0.2, 0, 0), (64, 3, 0.3, 0, 0),
+              (64, 5, 0.5, 0, 0)]
+    assert onboard.choose(points, 0.35)[:2] == (64, 3)
+    assert onboard.choose(points, 0.2)[:2] == (16, 5)
+    with pytest.raises(IogapError, match='give --budget 0.1 or more'):
+        onboard.choose(points, 0.05)
+
+
+def test_the_chosen_size_is_written_where_nights_read_it(tmp_path):
+    generated = tmp_path / 'site.py'
+    generated.write_text("x = {\n    'partitions': [{\n        'extras': {\n"
+                         "            'scratch_root': '/s',\n        },\n"
+                         "    }, {\n        'extras': {\n"
+                         "            'scratch_root': '/s',\n        },\n"
+                         "    }],\n}\n")
+    onboard.set_dd_count(str(generated), 64)
+    text = generated.read_text()
+    assert text.count("'dd_count': 64,") == 2
+    assert eval(compile(text, 'site', 'exec'), {}, ns := {}) is None
+    assert [p['extras']['dd_count'] for p in ns['x']['partitions']] == \
+        [64, 64]
+    onboard.set_dd_count(str(generated), 256)
+    assert generated.read_text().count("'dd_count': 256,") == 2
+
+
+def _cluster(*up):
+    cluster = discover.Cluster.__new__(discover.Cluster)
+    cluster.partitions = [{'PartitionName': p, 'State': 'UP'} for p in up]
+    return cluster
+
+
+def test_a_partition_that_is_not_up_is_refused_before_any_step(monkeypatch,
+                                                                 capsys):
+    stepped = []
+    cluster = _cluster('knl', 'haswell')
+    cluster.step = lambda *a, **k: stepped.append(a)
+    cluster.probe = lambda *a: stepped.append(a)
+    cluster.mpi = 'pmix'
+    monkeypatch.setattr(discover, 'Cluster', lambda: cluster)
+    args = type('Args', (), dict(system='nosuchsite', partitions='knl,nosuch',
+                                 force=False))
+    with pytest.raises(IogapError) as err:
+        generate.write(args)
+    assert "'nosuch' is not a partition that is up" in str(err.value)
+    assert 'up: knl, haswell' in str(err.value)
+    assert stepped == [] and capsys.readouterr().err == ''
+    assert cluster.chosen(None) == ['knl', 'haswell']
+    assert cluster.chosen('haswell') == ['haswell']
+
+
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_each_finished_case_says_what_is_left():
+    clock = Clock()
+    plan = {('DD %m=a', 'p'): 10.0, ('DD %m=b', 'p'): 30.0}
+    follow = progress.Progress(plan, clock)
+    line = '[ {} ] {}DD %m={} /0123abcd @sys:p+builtin'
+    assert follow.line('plain text') == 'plain text'
+    for case in 'ab':
+        follow.line(line.format('RUN     ', '', case))
+    clock.now = 20.0          # twice as slow as planned
+    done = follow.line(line.format('      OK', '(1/3) ', 'a'))
+    # b's 30 s and one unseen case at the mean (20 s), at pace 20/10
+    assert done.endswith('(about 1 min 40 s left)'), done
+    clock.now = 80.0
+    coloured = '[ \x1b[32m      OK\x1b[0m ] (2/3) DD %m=b /0123abcd @sys:p+e'
+    assert follow.line(coloured).endswith('(about 40 s left)')
+    assert follow.line(line.format('    FAIL', '(3/3) ', 'c')).endswith(
+        '(all done)')
+
+
+def test_a_case_the_planner_does_not_cost_counts_a_few_seconds():
+    follow = progress.Progress({}, Clock())
+    assert follow.seconds(('AbsoluteCheck %target=x', 'p')) == \
+        progress.UNPLANNED_SECONDS
+
+
+def test_reframe_adjusts_the_progress_stream_as_its_own(monkeypatch):
+    '''-v and -q change the level of ReFrame's 'stream' handlers.'''
+    from reframe.core.logging import LoggerAdapter
+    handler = progress.ProgressHandler()
+    handler._rfm_type = 'iogap_progress'   # as ReFrame sets it
+    logger = logging.Logger('t')
+    logger.addHandler(handler)
+    assert LoggerAdapter(logger).std_stream_handlers == [handler]
