@@ -151,3 +151,56 @@ def test_reframe_adjusts_the_progress_stream_as_its_own(monkeypatch):
     logger = logging.Logger('t')
     logger.addHandler(handler)
     assert LoggerAdapter(logger).std_stream_handlers == [handler]
+
+
+#: The plain direct dd case of the generic profile, and its parameters
+DD_DIRECT = '^DDSingleStream(?=.*%mode=direct)(?=.*%darshan=off)' \
+    '(?=.*%core_spec=0)(?=.*%cpu_bind=default)'
+DD_PARAMS = {'mode': 'direct', 'core_spec': 0, 'cpu_bind': 'default',
+             'memory': 'default', 'darshan': 'off'}
+
+
+@pytest.fixture(scope='module')
+def absolute(tmp_path_factory):
+    '''The generic references with one absolute entry: the direct dd's
+    write bandwidth, a floor any disk meets.'''
+    import yaml
+    refs = tmp_path_factory.mktemp('refs')
+    with open(os.path.join(ROOT, 'reference', 'anyhost.yaml')) as fp:
+        data = yaml.safe_load(fp)
+    data['absolute'] = [{
+        'test': 'DDSingleStream', 'partition': 'default',
+        'params': DD_PARAMS, 'var': 'write_bw', 'ref': [2.5, -0.5, None],
+        'unit': 'MB/s', 'provenance': 'tests/test_onboard.py: a floor',
+        'noise': {'cv': 0.1}}]
+    (refs / 'anyhost.yaml').write_text(yaml.safe_dump(data))
+    return {'IOGAP_REFERENCE_DIR': str(refs)}
+
+
+@pytest.mark.reframe
+def test_reframe_shows_the_reference_and_one_line_per_case(tmp_path,
+                                                            absolute):
+    from conftest import run_reframe
+    described = run_reframe(tmp_path / 'd', '-n', 'AbsoluteCheck',
+                            '--describe', env=absolute)
+    assert described.returncode == 0, described.stdout
+    assert '"write_bw": [\n          2.5,\n          -0.5,\n          ' \
+        'null,\n          "MB/s"' in described.stdout, described.stdout
+    run = run_reframe(tmp_path, '-n', DD_DIRECT, '-n', 'AbsoluteCheck',
+                      '-S', 'DDSingleStream.count=16', '-r',
+                      '--performance-report', env=absolute)
+    assert run.returncode == 0, run.stdout
+    ran, report = run.stdout.split('PERFORMANCE REPORT')
+    # one status line per case, no line per figure
+    assert not [l for l in ran.splitlines() if l.startswith('P:')]
+    status = [l for l in ran.splitlines() if l.startswith('[       OK ]')]
+    assert [l.split(')')[0] for l in status] == [
+        '[       OK ] (1/3', '[       OK ] (2/3', '[       OK ] (3/3']
+    assert all(l.endswith(' left)') for l in status[:-1]), status
+    assert status[-1].endswith('(all done)')
+    assert 'write_bw' in report and '2.5' in report, report
+    log = os.path.join(run.out, 'perflogs', 'anyhost', 'default',
+                       'AbsoluteCheck.log')
+    with open(log) as fp:
+        line = fp.read()
+    assert '(ref=2.5 l=-0.5 u=None pass)' in line, line

@@ -97,14 +97,20 @@ def set_dd_count(path, count):
         fp.write(text)
 
 
-def reframe(system, *args):
-    '''Run reframe on ``system`` here, its output passed through; exit
-    status and wall seconds.'''
+def reframe(system, *args, limit=None):
+    '''Run reframe on ``system`` here, its output passed through, stopped
+    (SIGTERM: ReFrame cancels its jobs) after ``limit`` seconds; exit
+    status, wall seconds and whether it was stopped.'''
     cmd = [os.path.join(os.path.dirname(sys.executable), 'reframe'), '-C',
            'reframe_config.py', '--system', system, *args]
     start = time.monotonic()
-    done = subprocess.run(cmd, cwd=ROOT)
-    return done.returncode, time.monotonic() - start
+    proc = subprocess.Popen(cmd, cwd=ROOT)
+    try:
+        status, stopped = proc.wait(timeout=limit), False
+    except subprocess.TimeoutExpired:
+        proc.terminate()
+        status, stopped = proc.wait(), True
+    return status, time.monotonic() - start, stopped
 
 
 def judged(system):
@@ -169,6 +175,7 @@ def onboard(args):
         from iogap.profile import generate
         generate.write(args)
     point, found, points = plan(args)
+    from iogap.plan import cost
     say(f'baseline of {args.system}: {len(found)} cases '
         f'({len({c.family for c in found.values()})} checks), '
         f'{describe(point)}; budget {args.budget:g} node-hours '
@@ -182,8 +189,17 @@ def onboard(args):
                           os.path.join(ROOT, 'output'))
     report = os.path.join(out, 'reports', f'baseline-{args.system}.json')
     select = [o for s in args.select for o in ('-n', s)]
-    status, took = reframe(args.system, *select, '--repeat', str(point[1]),
-                           '--report-file', report, '-r')
+    # One job at a time, so that node-hours are the jobs' own and the
+    # budget holds: stopped when the widest case would exceed it
+    widest = max(c.nodes for c in cost.costs(found).values())
+    status, took, stopped = reframe(
+        args.system, *select, '--repeat', str(point[1]), '--report-file',
+        report, '--exec-policy=serial', '-r',
+        limit=args.budget * 3600 / widest)
+    if stopped:
+        say(f'the baseline was stopped at the budget ({args.budget:g} '
+            f'node-hours) after {took:.0f} s: what it measured is '
+            f'baselined')
     if not os.path.exists(report):
         raise IogapError(f'the baseline wrote no run report (reframe exit '
                          f'{status}); nothing was re-baselined')
@@ -197,18 +213,24 @@ def onboard(args):
     if status:
         raise IogapError(f'rebaseline {report} failed (exit {status})')
     count, unjudged = judged(args.system)
-    say(f'{count} figure(s) judged from now on, {len(unjudged)} cannot be '
-        f'judged at this budget')
     for what, why in unjudged:
         say(f'  unjudged {what}: {why}')
     if unjudged and bigger:
         say(f'the next size would cost {describe(bigger[0])}')
+    if not count:
+        raise IogapError(f'no figure can be judged at this budget ('
+                         f'{len(unjudged)} too noisy): a night would judge '
+                         f'nothing; give a larger --budget or --select '
+                         f'steadier cases')
+    say(f'{count} figure(s) judged from now on, {len(unjudged)} cannot be '
+        f'judged at this budget')
     night = [*select, '-n', 'AbsoluteCheck|RatioCheck', '-r']
     say('the first judged night: reframe -C reframe_config.py --system '
         f'{args.system} ' + ' '.join(repr(a) if '(' in a or '|' in a else a
                                      for a in night))
     if args.night:
         report = os.path.join(out, 'reports', f'night-{args.system}.json')
-        status, took = reframe(args.system, *night, '--report-file', report)
+        status, took, _ = reframe(args.system, *night, '--report-file',
+                                  report)
         say(f'the first judged night ran in {took:.0f} s, exit {status}: '
             f'{night_judged(report)}')
