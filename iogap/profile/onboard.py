@@ -16,17 +16,15 @@ figures are judged, which cannot be judged at this budget, and what the
 next size would cost; ``--night`` also runs the first judged night.
 '''
 
-import json
 import os
 import re
 import subprocess
 import sys
 import time
 
-import yaml
-
 from iogap import profile
 from iogap.errors import IogapError
+from iogap.profile.outcome import judged, night_judged, spent
 from iogap.profile.selection import ROOT
 
 #: The first baseline's cases by default: the plain variants of the direct
@@ -111,41 +109,6 @@ def reframe(system, *args, limit=None):
         proc.terminate()
         status, stopped = proc.wait(), True
     return status, time.monotonic() - start, stopped
-
-
-def judged(system):
-    '''``(judged figures, [unjudged (entry, reason)])`` of the reference
-    file of ``system`` as re-baselining left it.'''
-    from iogap.judge import references
-    path = references.path_for(system)
-    with open(path) as fp:
-        data = yaml.safe_load(fp) or {}
-    return len(data.get('absolute') or []) + len(data.get('ratios') or []), [
-        (f'{u["test"]} {u["partition"]} {u["var"]}', u['reason'])
-        for u in data.get('unjudged') or []]
-
-
-def spent(report_path):
-    '''Node-hours a run report's jobs took (:mod:`iogap.plan.ran`).'''
-    from iogap.plan import ran
-    return sum(r[1] for r in ran.measured(_read(report_path)).values())
-
-
-def night_judged(report_path):
-    '''What a night judged: figures, of how many judgements, and their
-    results.'''
-    cases = [tc for r in _read(report_path)['runs'] for tc in r['testcases']
-             if 'judge' in (tc.get('tags') or [])]
-    figures = sum(len(tc.get('perfvalues') or {}) for tc in cases
-                  if tc['result'] in ('pass', 'fail'))
-    results = [tc['result'] for tc in cases]
-    return (f'{figures} figure(s) judged by {len(cases)} judgement(s): ' +
-            ', '.join(f'{results.count(r)} {r}' for r in sorted(set(results))))
-
-
-def _read(path):
-    with open(path) as fp:
-        return json.load(fp)
 
 
 def plan(args):
