@@ -204,3 +204,18 @@ def test_reframe_shows_the_reference_and_one_line_per_case(tmp_path,
     with open(log) as fp:
         line = fp.read()
     assert '(ref=2.5 l=-0.5 u=None pass)' in line, line
+
+
+def test_a_night_says_how_much_it_judged(tmp_path):
+    import json
+    from iogap.profile import outcome
+    case = {'tags': ['judge'], 'result': 'pass',
+            'perfvalues': {'s:p:write_bw': [], 's:p:read_once_bw': []}}
+    report = {'runs': [{'testcases': [
+        case, dict(case, result='fail', perfvalues={'s:p:r': []}),
+        dict(case, result='skip', perfvalues={}),
+        {'tags': ['dd'], 'result': 'pass', 'perfvalues': {'s:p:x': []}}]}]}
+    path = tmp_path / 'night.json'
+    path.write_text(json.dumps(report))
+    assert outcome.night_judged(str(path)) == \
+        '3 figure(s) judged by 3 judgement(s): 1 fail, 1 pass, 1 skip'
