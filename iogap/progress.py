@@ -2,7 +2,8 @@
 already counts the cases done out of the total (``[ OK ] ( 3/16) ...``),
 ends with an estimate of the time left, from the planner's cost of each
 case (:mod:`iogap.plan.cost`: its median wall time in the results
-database, else its estimate from the bytes it moves).
+database, else its estimate from the bytes it moves); its last line says
+how many judgements passed or failed, or that nothing was judged.
 
 The estimate is the planned seconds of the cases started and not yet
 finished, plus the cases not yet started at the mean planned cost of
@@ -26,6 +27,9 @@ from reframe.core.logging import register_log_handler
 STATUS = re.compile(r'\[\s*(?P<status>[A-Z]+)\s*\] (?:\(\s*(?P<done>\d+)/'
                     r'(?P<total>\d+)\) )?(?P<name>.+?) /[0-9a-f]{8,} '
                     r'@[^:\s]+:(?P<part>[^+\s]+)')
+
+#: ReFrame's last line: '[  PASSED  ] Ran 6/6 test case(s) from ...'
+SUMMARY = re.compile(r'\[\s*(PASSED|FAILED)\s*\] Ran ')
 
 #: Colour codes ReFrame may wrap a status in
 _COLOUR = re.compile(r'\x1b\[[0-9;]*m')
@@ -67,13 +71,19 @@ def planned_seconds(results_db):
     return plan
 
 
+def judgements():
+    '''The names of the judgement checks (:mod:`iogap.plan.cases`).'''
+    from iogap.plan.cases import JUDGEMENTS
+    return {check for check, _ in JUDGEMENTS}
+
+
 class Progress:
     '''Follows the status lines of one run and estimates what is left.'''
 
     def __init__(self, plan=None, clock=time.monotonic):
         self.plan, self.clock = plan, clock
         self.started, self.finished = {}, set()
-        self.start = None
+        self.start, self.judged = None, 0
 
     def seconds(self, key):
         if self.plan is None:
@@ -87,7 +97,8 @@ class Progress:
         '''``text``, with the time left appended to a finished case's line.'''
         found = STATUS.search(_COLOUR.sub('', text))
         if not found:
-            return text
+            return self.summary(text) if SUMMARY.match(
+                _COLOUR.sub('', text)) else text
         key = (_REPEAT.sub('', found['name']), found['part'])
         ident = (found['name'], found['part'])
         if found['status'] in ('RUN', 'DRY'):
@@ -98,10 +109,18 @@ class Progress:
             return text
         self.started.setdefault(ident, key)
         self.finished.add(ident)
+        if found['status'] in ('OK', 'FAIL'):
+            self.judged += found['name'].split()[0] in judgements()
         done, total = int(found['done']), int(found['total'])
         if done >= total:
             return f'{text} (all done)'
         return f'{text} (about {duration(self.left(total))} left)'
+
+    def summary(self, text):
+        '''ReFrame's last line, saying how much the run judged.'''
+        if not self.judged:
+            return f'{text}; nothing judged (no judgement ran)'
+        return f'{text}; {self.judged} judgement(s) passed or failed'
 
     def left(self, total):
         '''Seconds left of ``total`` cases, at this run's pace.'''

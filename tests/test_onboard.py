@@ -198,6 +198,7 @@ def test_reframe_shows_the_reference_and_one_line_per_case(tmp_path,
         '[       OK ] (1/3', '[       OK ] (2/3', '[       OK ] (3/3']
     assert all(l.endswith(' left)') for l in status[:-1]), status
     assert status[-1].endswith('(all done)')
+    assert '; 1 judgement(s) passed or failed' in report
     assert 'write_bw' in report and '2.5' in report, report
     log = os.path.join(run.out, 'perflogs', 'anyhost', 'default',
                        'AbsoluteCheck.log')
@@ -219,3 +220,12 @@ def test_a_night_says_how_much_it_judged(tmp_path):
     path.write_text(json.dumps(report))
     assert outcome.night_judged(str(path)) == \
         '3 figure(s) judged by 3 judgement(s): 1 fail, 1 pass, 1 skip'
+
+
+def test_the_last_line_says_how_much_was_judged():
+    follow = progress.Progress({}, Clock())
+    last = '[  PASSED  ] Ran 2/2 test case(s) from 2 check(s) (0 failure(s))'
+    assert follow.line(last).endswith('; nothing judged (no judgement ran)')
+    for n, name in enumerate(('DD %m=a', 'AbsoluteCheck %target=x'), 1):
+        follow.line(f'[       OK ] ({n}/2) {name} /0123abcd @s:p+e')
+    assert follow.line(last).endswith('; 1 judgement(s) passed or failed')
