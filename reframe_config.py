@@ -58,6 +58,10 @@ site_configuration = {
         # One line per case, not one per figure: the figures are in the
         # perflog, the run report, -v and --performance-report
         'perf_info_level': 'verbose',
+        # --performance-report: ReFrame's default, with each figure's
+        # reference and its absolute bounds
+        'perf_report_spec': ('now-1d:now/last:+pref+plower+pupper'
+                             '+job_nodelist/+result'),
     }],
     'storage': [{
         'enable': True,

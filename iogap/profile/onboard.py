@@ -143,7 +143,8 @@ def onboard(args):
         f'({len({c.family for c in found.values()})} checks), '
         f'{describe(point)}; budget {args.budget:g} node-hours '
         f'(the planner\'s estimates)')
-    bigger = [p for p in points if p[0] > point[0] and p[1] == point[1]]
+    bigger = sorted((p for p in points if p[:2] > point[:2]),
+                    key=lambda p: p[2])
     if args.dry_run:
         return
     set_dd_count(path, point[0])
@@ -179,7 +180,7 @@ def onboard(args):
     for what, why in unjudged:
         say(f'  unjudged {what}: {why}')
     if unjudged and bigger:
-        say(f'the next size would cost {describe(bigger[0])}')
+        say(f'the next step would cost {describe(bigger[0])}')
     if not count:
         raise IogapError(f'no figure can be judged at this budget ('
                          f'{len(unjudged)} too noisy): a night would judge '
