@@ -126,11 +126,17 @@ class Progress:
         '''Seconds left of ``total`` cases, at this run's pace.'''
         planned = {i: self.seconds(k) for i, k in self.started.items()}
         running = sum(s for i, s in planned.items() if i not in self.finished)
+        # cases not started yet (behind a fixture, or a serial run's) at the
+        # mean of those the planner costs, among the started or the profile's
+        known = [self.plan[k] for k in self.started.values()
+                 if k in self.plan] or list(self.plan.values())
         unseen = max(total - len(planned), 0) * \
-            sum(planned.values()) / max(len(planned), 1)
-        done = sum(s for i, s in planned.items() if i in self.finished)
+            (sum(known) / len(known) if known else UNPLANNED_SECONDS)
+        # the pace only once a case the planner costs has finished
+        done = [planned[i] for i in self.finished
+                if self.started[i] in self.plan]
         elapsed = self.clock() - self.start if self.start is not None else 0
-        pace = elapsed / done if done and elapsed else 1.0
+        pace = elapsed / sum(done) if done and elapsed else 1.0
         return (running + unseen) * pace
 
 

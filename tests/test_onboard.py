@@ -231,3 +231,15 @@ def test_the_last_line_says_how_much_was_judged():
     for n, name in enumerate(('DD %m=a', 'AbsoluteCheck %target=x'), 1):
         follow.line(f'[       OK ] ({n}/2) {name} /0123abcd @s:p+e')
     assert follow.line(last).endswith('; 1 judgement(s) passed or failed')
+
+
+def test_cases_behind_a_fixture_count_at_the_planned_mean():
+    '''A serial run, or cases waiting for their fixture: only the fixture
+    has started, and what is left is the profile's cases at their plan.'''
+    clock = Clock()
+    follow = progress.Progress({('DD %m=a', 'p'): 40.0,
+                                ('DD %m=b', 'p'): 20.0}, clock)
+    follow.line('[ RUN      ] ToolStack ~s:p /0123abcd @s:p+e')
+    clock.now = 1.0
+    done = follow.line('[       OK ] (1/3) ToolStack ~s:p /0123abcd @s:p+e')
+    assert done.endswith('(about 1 min 00 s left)'), done
