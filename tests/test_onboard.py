@@ -243,3 +243,21 @@ def test_cases_behind_a_fixture_count_at_the_planned_mean():
     clock.now = 1.0
     done = follow.line('[       OK ] (1/3) ToolStack ~s:p /0123abcd @s:p+e')
     assert done.endswith('(about 1 min 00 s left)'), done
+
+
+def test_only_the_baselines_own_figures_count_as_judged(tmp_path,
+                                                         monkeypatch):
+    '''A reference file's other entries (the generic ratios) are not what
+    the baseline made judgeable.'''
+    import yaml
+    from iogap.profile import outcome
+    entry = {'test': 'DDSingleStream', 'partition': 'knl', 'var': 'write_bw'}
+    (tmp_path / 'site.yaml').write_text(yaml.safe_dump({
+        'absolute': [entry, dict(entry, test='IORBench')],
+        'ratios': [{'name': 'r'}],
+        'unjudged': [dict(entry, var='read_3x_bw', reason='too noisy'),
+                     dict(entry, partition='haswell', reason='too noisy')]}))
+    monkeypatch.setenv('IOGAP_REFERENCE_DIR', str(tmp_path))
+    case = type('Case', (), {'family': 'DDSingleStream', 'partition': 'knl'})
+    assert outcome.judged('site', [case]) == (
+        1, [('DDSingleStream knl read_3x_bw', 'too noisy')])

@@ -176,7 +176,7 @@ def onboard(args):
                              report], cwd=ROOT).returncode
     if status:
         raise IogapError(f'rebaseline {report} failed (exit {status})')
-    count, unjudged = judged(args.system)
+    count, unjudged = judged(args.system, found.values())
     for what, why in unjudged:
         say(f'  unjudged {what}: {why}')
     if unjudged and bigger:
@@ -186,9 +186,9 @@ def onboard(args):
                          f'{len(unjudged)} too noisy): a night would judge '
                          f'nothing; give a larger --budget or --select '
                          f'steadier cases')
-    say(f'{count} figure(s) judged from now on, {len(unjudged)} cannot be '
-        f'judged at this budget')
-    night = [*select, '-n', 'AbsoluteCheck|RatioCheck', '-r']
+    say(f'{count} figure(s) of the baseline judged from now on, '
+        f'{len(unjudged)} cannot be judged at this budget')
+    night = [*select, '-n', 'AbsoluteCheck', '-r']
     say('the first judged night: reframe -C reframe_config.py --system '
         f'{args.system} ' + ' '.join(repr(a) if '(' in a or '|' in a else a
                                      for a in night))

@@ -7,16 +7,18 @@ import json
 import yaml
 
 
-def judged(system):
-    '''``(judged figures, [unjudged (entry, reason)])`` of the reference
-    file of ``system`` as re-baselining left it.'''
+def judged(system, cases):
+    '''``(judged figures, [unjudged (entry, reason)])`` of ``cases`` (the
+    baseline's, :class:`iogap.plan.cases.Case`) in the reference file of
+    ``system`` as re-baselining left it: their absolute entries.'''
     from iogap.judge import references
-    path = references.path_for(system)
-    with open(path) as fp:
+    with open(references.path_for(system)) as fp:
         data = yaml.safe_load(fp) or {}
-    return len(data.get('absolute') or []) + len(data.get('ratios') or []), [
+    ran = {(c.family, c.partition) for c in cases}
+    mine = lambda e: (e['test'], e['partition']) in ran
+    return len([e for e in data.get('absolute') or [] if mine(e)]), [
         (f'{u["test"]} {u["partition"]} {u["var"]}', u['reason'])
-        for u in data.get('unjudged') or []]
+        for u in data.get('unjudged') or [] if mine(u)]
 
 
 def spent(report_path):
