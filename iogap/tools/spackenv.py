@@ -153,3 +153,9 @@ class Environment:
         with open(os.path.join(self.path, STAMP), 'w') as fp:
             json.dump({'digest': self.digest(), 'built': time.ctime()}, fp)
         say(f'installed in {took:.0f} s: tools in {self.view}')
+        cache = spackyaml.buildcache_dir()
+        if cache:
+            # The next machine installs these binaries instead of building
+            took = self.run(spack, 'push', 'buildcache', 'push',
+                            '--unsigned', '--update-index', cache)
+            say(f'pushed to the build cache {cache} in {took:.0f} s')
