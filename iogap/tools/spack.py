@@ -3,6 +3,7 @@ overlay (``systems/spack/<overlay>.yaml``), into a view the checks use.
 
     python -m iogap.tools.spack build [--system S] [--partition P]
     python -m iogap.tools.spack view  [--system S]
+    python -m iogap.tools.spack bootstrap   (the Spack build uses: its root)
 
 ``setup.sh`` runs ``build`` for the selected system; on ``+spack``
 partitions the ToolStack fixture runs it as a job on the partition. Spack
@@ -28,7 +29,7 @@ from iogap.tools.spackenv import (  # noqa: F401 (the module's API)
     PACKAGE_OF, ROOT, STAMP, VIEW_TOOLS, Environment, SpackError,
     overlay_path)
 from iogap.tools import spackboot
-from iogap.tools.spackyaml import mirror_url
+from iogap.tools.spackyaml import buildcache_dir, mirror_url
 
 BUILD = os.path.join(ROOT, 'build', 'spack')
 
@@ -52,6 +53,13 @@ def spack_command():
         return [shutil.which('spack')]
     root = spackboot.bootstrapped()
     return [os.path.join(root, 'bin', 'spack')] if root else None
+
+
+def found_or_bootstrapped(say):
+    '''``[spack]`` as :func:`spack_command` finds it, else from the pinned
+    release, bootstrapped now.'''
+    return spack_command() or [os.path.join(spackboot.bootstrap(say), 'bin',
+                                            'spack')]
 
 
 def environment_for(partition_extras, system):
@@ -82,12 +90,16 @@ def local_view(overlay):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog='python -m iogap.tools.spack')
-    parser.add_argument('action', choices=['build', 'view'])
+    parser.add_argument('action', choices=['build', 'view', 'bootstrap'])
     parser.add_argument('--partition', help='build for this partition only '
                         '(its extras name the environment)')
     args, rest = parser.parse_known_args(argv)
     say = lambda msg: print(f'spack: {msg}', file=sys.stderr)  # noqa: E731
     try:
+        if args.action == 'bootstrap':
+            spack = found_or_bootstrapped(say)
+            print(os.path.dirname(os.path.dirname(spack[0])))
+            return 0
         from iogap import profile
         config = profile.load(rest, os.environ)['systems'][0]
         parts = [p for p in config['partitions']
@@ -103,9 +115,11 @@ def main(argv=None):
                 print(env.view if env.ready() else '')
             return 0
 
-        mirror_url()  # a wrong setting is named even when the view is reused
-        spack = spack_command() or [os.path.join(
-            spackboot.bootstrap(say), 'bin', 'spack')]
+        # A wrong setting is named even when the view is reused
+        mirror_url(), buildcache_dir()
+        # A view still whole needs no Spack, so none is bootstrapped for it
+        spack = found_or_bootstrapped(say) if not all(
+            env.ready() for env in envs.values()) else None
         for env in envs.values():
             env.build(spack, say)
     except spackboot.Unreachable as err:
