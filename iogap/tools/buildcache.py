@@ -16,15 +16,27 @@ import subprocess
 from iogap.tools.spackyaml import SpackError, buildcache_dir
 
 
+#: ``spack arch`` of each Spack asked (it takes seconds to start)
+_HOSTS = {}
+
+
+def host(env, spack):
+    '''This host's platform, OS and CPU target as ``spack`` names them.'''
+    if tuple(spack) not in _HOSTS:
+        arch = subprocess.run([*spack, 'arch'], capture_output=True,
+                              text=True, env=env.env(), cwd=env.path)
+        if arch.returncode != 0 or not arch.stdout.strip():
+            raise SpackError(f'spack arch failed: {arch.stderr.strip()}')
+        _HOSTS[tuple(spack)] = arch.stdout.strip()
+
+    return _HOSTS[tuple(spack)]
+
+
 def lock_path(env, spack, cache):
     '''Where the cache keeps the lock of ``env``'s inputs on this host.'''
-    arch = subprocess.run([*spack, 'arch'], capture_output=True, text=True,
-                          env=env.env(), cwd=env.path)
-    if arch.returncode != 0 or not arch.stdout.strip():
-        raise SpackError(f'spack arch failed: {arch.stderr.strip()}')
-    host = arch.stdout.strip()
-    key = hashlib.sha256(f'{env.digest()} {host}'.encode()).hexdigest()
-    return os.path.join(cache, 'iogap-locks', f'{host}-{key[:16]}.lock')
+    host_ = host(env, spack)
+    key = hashlib.sha256(f'{env.digest()} {host_}'.encode()).hexdigest()
+    return os.path.join(cache, 'iogap-locks', f'{host_}-{key[:16]}.lock')
 
 
 def reuse_lock(env, spack):
