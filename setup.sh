@@ -6,7 +6,7 @@
 # otherwise the missing ones are named and the script stops. The pinned
 # tools of spack.yaml are built with a Spack (IOGAP_SPACK_ROOT, spack on
 # PATH, else the pinned release bootstrapped into build/ from
-# IOGAP_SPACK_SOURCE or its upstream URL) into build/spack/<overlay>/view,
+# IOGAP_SPACK_SOURCE or its pinned URL) into build/spack/<overlay>/view,
 # once: later runs reuse the view while spack.yaml and the overlay stay the
 # same. A Spack source that cannot be reached is said in one line and the
 # suite runs what it can.
