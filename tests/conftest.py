@@ -98,6 +98,14 @@ def run_reframe(tmp_path, *args, env=None, scratch=None, timeout=900):
     return Run(proc, str(out))
 
 
+def copy_of_project(dest):
+    '''A copy of the checkout at ``dest`` as a fresh clone has it (no venv,
+    build or output); ``python -m`` run there imports the copy.'''
+    shutil.copytree(ROOT, dest, ignore=shutil.ignore_patterns(
+        '.git', '.venv', 'output', 'build', '__pycache__'))
+    return dest
+
+
 @pytest.fixture
 def data():
     def _path(*parts):

@@ -16,6 +16,7 @@ import yaml
 from conftest import ROOT, Run, reframe_cmd
 from iogap.core import placement
 from iogap.profile import discover, generate
+from iogap.tools import spackboot
 
 
 def text(data, name):
@@ -232,9 +233,10 @@ def test_with_a_spack_the_overlay_comes_from_spack_external_find(tmp_path,
                                                                  slurm):
     '''The Spack route: ``spack external find`` runs in a job on the
     partition, and the profile builds its stack with that Spack.'''
-    spack_root = os.environ.get('IOGAP_SPACK_ROOT')
+    spack_root = os.environ.get('IOGAP_SPACK_ROOT') or \
+        spackboot.bootstrapped()
     if not spack_root or not os.path.isdir(spack_root):
-        pytest.skip('no Spack (IOGAP_SPACK_ROOT)')
+        pytest.skip('no Spack (IOGAP_SPACK_ROOT, nor one bootstrapped)')
     repo = tmp_path / 'repo'
     shutil.copytree(ROOT, repo, ignore=shutil.ignore_patterns(
         '.git', '.venv', 'output', 'build', '__pycache__'))

@@ -3,10 +3,12 @@ overlay (``systems/spack/<overlay>.yaml``), into a view the checks use.
 
     python -m iogap.tools.spack build [--system S] [--partition P]
     python -m iogap.tools.spack view  [--system S]
+    python -m iogap.tools.spack bootstrap   (the Spack build uses: its root)
 
 ``setup.sh`` runs ``build`` for the selected system; on ``+spack``
 partitions the ToolStack fixture runs it as a job on the partition. Spack
-is ``$IOGAP_SPACK_ROOT`` (a Spack checkout) or ``spack`` on PATH; a mirror
+is ``$IOGAP_SPACK_ROOT`` (a Spack checkout), ``spack`` on PATH, or else the
+pinned release :mod:`iogap.tools.spackboot` bootstraps into build/; a mirror
 named by ``$IOGAP_SPACK_MIRROR`` (a ``file://`` URL or a path) is added,
 with checksums relaxed in the scope that names it and nowhere else.
 Everything Spack writes stays in the build directory (install tree,
@@ -26,13 +28,20 @@ from iogap.errors import IogapError
 from iogap.tools.spackenv import (  # noqa: F401 (the module's API)
     PACKAGE_OF, ROOT, STAMP, VIEW_TOOLS, Environment, SpackError,
     overlay_path)
-from iogap.tools.spackyaml import mirror_url
+from iogap.tools import spackboot
+from iogap.tools.spackyaml import buildcache_dir, mirror_url
 
 BUILD = os.path.join(ROOT, 'build', 'spack')
 
 
+#: Exit status of ``build`` when the Spack source cannot be reached
+#: (setup.sh goes on without Spack)
+UNREACHABLE = 3
+
+
 def spack_command():
-    '''``[spack]`` from IOGAP_SPACK_ROOT or PATH, or ``None``.'''
+    '''``[spack]`` from IOGAP_SPACK_ROOT, PATH or an earlier bootstrap,
+    or ``None``.'''
     root = os.environ.get('IOGAP_SPACK_ROOT')
     if root:
         spack = os.path.join(root, 'bin', 'spack')
@@ -40,7 +49,17 @@ def spack_command():
             raise SpackError(f'IOGAP_SPACK_ROOT={root} holds no bin/spack')
         return [spack]
 
-    return [shutil.which('spack')] if shutil.which('spack') else None
+    if shutil.which('spack'):
+        return [shutil.which('spack')]
+    root = spackboot.bootstrapped()
+    return [os.path.join(root, 'bin', 'spack')] if root else None
+
+
+def found_or_bootstrapped(say):
+    '''``[spack]`` as :func:`spack_command` finds it, else from the pinned
+    release, bootstrapped now.'''
+    return spack_command() or [os.path.join(spackboot.bootstrap(say), 'bin',
+                                            'spack')]
 
 
 def environment_for(partition_extras, system):
@@ -71,12 +90,16 @@ def local_view(overlay):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog='python -m iogap.tools.spack')
-    parser.add_argument('action', choices=['build', 'view'])
+    parser.add_argument('action', choices=['build', 'view', 'bootstrap'])
     parser.add_argument('--partition', help='build for this partition only '
                         '(its extras name the environment)')
     args, rest = parser.parse_known_args(argv)
     say = lambda msg: print(f'spack: {msg}', file=sys.stderr)  # noqa: E731
     try:
+        if args.action == 'bootstrap':
+            spack = found_or_bootstrapped(say)
+            print(os.path.dirname(os.path.dirname(spack[0])))
+            return 0
         from iogap import profile
         config = profile.load(rest, os.environ)['systems'][0]
         parts = [p for p in config['partitions']
@@ -92,13 +115,19 @@ def main(argv=None):
                 print(env.view if env.ready() else '')
             return 0
 
-        spack = spack_command()
-        if spack is None:
-            raise SpackError('no Spack: set IOGAP_SPACK_ROOT or put spack '
-                             'on PATH')
-        mirror_url()  # a wrong setting is named even when the view is reused
+        # A wrong setting is named even when the view is reused
+        mirror_url(), buildcache_dir()
+        # A view still whole needs no Spack, so none is bootstrapped for it
+        spack = found_or_bootstrapped(say) if not all(
+            env.ready() for env in envs.values()) else None
         for env in envs.values():
             env.build(spack, say)
+    except spackboot.Unreachable as err:
+        print(f'spack: {err}: IOR, mdtest, OSU, fio and Darshan checks skip '
+              f'unless their tools are on PATH, dd runs with the OS\'s '
+              f'coreutils (IOGAP_SPACK_SOURCE names a reachable tarball, '
+              f'IOGAP_SPACK_ROOT a Spack)', file=sys.stderr)
+        return UNREACHABLE
     except (SpackError, IogapError, OSError) as err:
         print(f'spack: {err}', file=sys.stderr)
         return 1

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from iogap.tools import own, spackyaml
+from iogap.tools import buildcache, own, spackyaml
 from iogap.tools.spackyaml import SpackError
 
 # Not from iogap.profile: the generic profile, which that package loads,
@@ -137,10 +137,15 @@ class Environment:
             os.remove(os.path.join(self.path, STAMP))
 
         self.prepare()
-        say(f'concretizing spack.yaml with the {self.overlay} overlay '
-            f'({self.path})')
-        took = self.run(spack, 'concretize', 'concretize', '-f')
-        say(f'concretized in {took:.0f} s; installing')
+        lock = buildcache.reuse_lock(self, spack)
+        if lock:
+            say(f'concretized as the build cache holds it ({lock}); '
+                f'installing')
+        else:
+            say(f'concretizing spack.yaml with the {self.overlay} overlay '
+                f'({self.path})')
+            took = self.run(spack, 'concretize', 'concretize', '-f')
+            say(f'concretized in {took:.0f} s; installing')
         jobs = str(max(len(os.sched_getaffinity(0)), 1))
         took = self.run(spack, 'install', 'install', '--fail-fast', '-j',
                         jobs)
@@ -153,3 +158,5 @@ class Environment:
         with open(os.path.join(self.path, STAMP), 'w') as fp:
             json.dump({'digest': self.digest(), 'built': time.ctime()}, fp)
         say(f'installed in {took:.0f} s: tools in {self.view}')
+        # The next machine installs these binaries instead of building
+        buildcache.push(self, spack, say)

@@ -2,7 +2,8 @@
 repositories named from the project), including a scope of this build that
 keeps all Spack writes in the build directory, pins the project's own
 tools to the checkout and adds a site's mirror (IOGAP_SPACK_MIRROR) with
-checksums relaxed there alone.'''
+checksums relaxed there alone, and the build cache it keeps
+(IOGAP_SPACK_BUILDCACHE).'''
 
 import os
 
@@ -29,6 +30,21 @@ def mirror_url():
     return mirror
 
 
+def buildcache_dir():
+    '''The build cache a site keeps (IOGAP_SPACK_BUILDCACHE, a path or a
+    ``file://`` URL) as an absolute path, or ``None``.'''
+    cache = os.environ.get('IOGAP_SPACK_BUILDCACHE')
+    if not cache:
+        return None
+    cache = os.path.abspath(cache[7:] if cache.startswith('file://')
+                            else cache)
+    if not os.path.isdir(os.path.dirname(cache)):
+        raise SpackError(f'IOGAP_SPACK_BUILDCACHE names {cache}, whose '
+                         f'parent is not a directory')
+
+    return cache
+
+
 def write(path):
     '''spack.yaml (ours, plus the scope of this build) in the environment
     directory ``path``.'''
@@ -50,6 +66,15 @@ def write(path):
         # release tarballs: relax checksums in this scope only
         site['mirrors'] = {'iogap': mirror}
         site['config']['checksum'] = False
+
+    cache = buildcache_dir()
+    if cache:
+        # Binaries built at a long, padded prefix are relocated in place
+        # into any clone's shorter one (no patchelf needed); the cache is
+        # the site's own, its binaries unsigned
+        site['config']['install_tree']['padded_length'] = 128
+        site.setdefault('mirrors', {})['iogap-buildcache'] = {
+            'url': f'file://{cache}', 'source': False, 'signed': False}
 
     with open(os.path.join(path, 'iogap-build.yaml'), 'w') as fp:
         yaml.safe_dump(site, fp, sort_keys=False)
