@@ -12,6 +12,7 @@ import shutil
 import sqlite3
 from contextlib import closing
 
+from iogap import storedinfo
 from iogap.errors import IogapError
 
 #: SQLite's file header
@@ -19,6 +20,9 @@ MAGIC = b'SQLite format 3\x00'
 
 #: The copy of the last good history kept beside the database
 LAST_GOOD = '.last-good'
+
+#: The copy of a database kept before its sessions are mended
+BEFORE_MEND = '.before-mend'
 
 #: Seconds to wait for another process's lock before calling it held
 BUSY_SECONDS = 10
@@ -120,18 +124,71 @@ def keep_copy(path):
         return None
     check(path)
     good = path + LAST_GOOD
+    _backup(path, good)
+    return good
+
+
+def _backup(path, copy):
+    '''Copy the database at ``path`` to ``copy`` through SQLite's backup
+    (never half a write), replacing ``copy`` only once it is whole.'''
     # the jobs of a night split per partition keep copies at once
-    part = f'{good}.part{os.getpid()}'
+    part = f'{copy}.part{os.getpid()}'
     try:
         with closing(sqlite3.connect(f'file:{os.path.abspath(path)}?mode=ro',
                                      uri=True)) as src, \
                 closing(sqlite3.connect(part)) as dst:
             src.backup(dst)
-        os.replace(part, good)
+        os.replace(part, copy)
     except (OSError, sqlite3.Error) as err:
         if os.path.exists(part):
             os.remove(part)
         raise ResultsDBError(f'cannot keep a copy of the results database '
-                             f'{path} in {good}: {err}') from None
-    shutil.copymode(path, good)
-    return good
+                             f'{path} in {copy}: {err}') from None
+    shutil.copymode(path, copy)
+
+
+def unreadable(conn):
+    '''``[uuid]`` of the stored sessions ReFrame cannot read back
+    (:mod:`iogap.storedinfo`).'''
+    found = []
+    for uuid, head in conn.execute('SELECT uuid, substr(json_blob, 1, ?) '
+                                   'FROM sessions', (storedinfo.HEAD,)):
+        if not storedinfo.readable(head):
+            found.append(uuid)
+    return found
+
+
+def mend(path):
+    '''Make every stored session of a sound database readable by
+    ReFrame again, losing none; the line that says what was mended, or
+    ``None`` when nothing was. The file as it was is kept first.'''
+    if not os.path.isfile(path):
+        return None
+    check(path)
+    with closing(sqlite3.connect(path, timeout=BUSY_SECONDS)) as conn:
+        damaged = unreadable(conn)
+        if not damaged:
+            return None
+        _backup(path, path + BEFORE_MEND)
+        conn.execute('BEGIN IMMEDIATE')
+        total = conn.execute('SELECT count(*) FROM sessions').fetchone()[0]
+        failed = []
+        for uuid in damaged:
+            blob, = conn.execute('SELECT json_blob FROM sessions WHERE '
+                                 'uuid = ?', (uuid,)).fetchone()
+            new = storedinfo.mended(blob)
+            if new is None:
+                failed.append(uuid)
+            else:
+                conn.execute('UPDATE sessions SET json_blob = ? WHERE '
+                             'uuid = ?', (new, uuid))
+        conn.commit()
+    said = (f'results database {path}: {len(damaged)} of {total} stored '
+            f'session(s) unreadable by ReFrame (a \'}}\' in their session '
+            f'info, docs/faults.md)')
+    if failed:
+        raise ResultsDBError(f'{said}; {len(failed)} cannot be mended '
+                             f'({", ".join(failed[:3])}): the run stops '
+                             f'before writing to it; {restore_hint(path)}')
+    return (f'{said}: mended in place, all {total} kept; as it was: '
+            f'{path}{BEFORE_MEND}')

@@ -110,11 +110,27 @@ def _verdict(output, db, before):
     return f'the session was not stored: {why}' if why else None
 
 
+def _say_mended(db):
+    '''Mend the sessions ReFrame stored but cannot read back (a '}' in
+    what this run passed it, iogap.storedinfo), saying so; why that
+    failed, or ``None``.'''
+    try:
+        said = resultsdb.mend(db)
+    except resultsdb.ResultsDBError as err:
+        return str(err)
+    if said:
+        print(f'iogap: {said}', file=sys.stderr, flush=True)
+    return None
+
+
 def guard(output, db):
     '''Check the output and the results database now, and the run's
     records at exit.'''
     check_output(output)
     resultsdb.check(db)
+    why = _say_mended(db)
+    if why:
+        raise resultsdb.ResultsDBError(why)
     _one_line_log_errors()
     _note_lost_records()
     before = set(glob.glob(os.path.join(output, 'reports',
@@ -122,8 +138,8 @@ def guard(output, db):
     started = time.monotonic()
 
     def at_exit():
-        why = _verdict(output, db, before) or (_problems[0] if _problems
-                                                else None)
+        why = _say_mended(db) or _verdict(output, db, before) or (
+            _problems[0] if _problems else None)
         if why:
             print(f'iogap: the run is not complete after '
                   f'{time.monotonic() - started:.0f} s: {why}',

@@ -201,12 +201,15 @@ def test_the_nightly_verdict_counts_declared_skips_apart(tmp_path):
         {'name': 'a', 'precondition': {}}]}))
     report = report_with({'result': 'skip', 'judgement': 'a',
                           'not_applicable': 'x', 'name': 'RatioCheck',
-                          'display_name': 'RatioCheck %ratio=a'},
+                          'display_name': 'RatioCheck %ratio=a',
+                          'tags': ['judge']},
                          {'result': 'pass', 'perfvalues': {
                              'anyhost:default:a': [3, 2, 0, None, 'r',
                                                    'pass']}})
     path = tmp_path / 'report.json'
     path.write_text(json.dumps(report))
-    lines, red = verdict.judge(str(path), None, str(ref))
-    assert not red, lines
-    assert '1 not applicable on this host' in lines[-2]
+    lines, status = verdict.judge(str(path), None, str(ref))
+    assert '1 not applicable on this host' in lines[-3]
+    # no skip counted against the file; but its one judgement skipped
+    assert status == verdict.UNJUDGED and lines[-1].startswith(
+        'NOT JUDGED: nothing was judged'), lines

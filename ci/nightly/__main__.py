@@ -5,7 +5,8 @@
 the pipeline and commit, into the history database (IOGAP_RESULTS_DB),
 compares it with the last IOGAP_HISTORY_NIGHTS days, hands the run report
 to the later jobs (``output/ci/night.env``) and ends the job log with the
-night's summary (also ``output/ci/summary.txt``); it exits 1 on a red night.
+night's summary (also ``output/ci/summary.txt``); it exits 1 on a red night,
+2 on one that judged too little (NOT JUDGED, UNDER-JUDGED: iogap.coverage).
 ``pipeline`` plans a night whose budget is per partition and writes it as
 a child pipeline of per-partition jobs (ci/nightly/pipeline.py); ``sweep``
 runs the node sweep of the night's plan (ci/nightly/sweep.py).
@@ -18,7 +19,7 @@ import json
 import os
 import sys
 
-from ci.nightly import changepoint, history, verdict
+from ci.nightly import changepoint, history, junit, verdict
 from ci.nightly.night import Night, shown
 from iogap import resultsdb
 from iogap.errors import IogapError
@@ -74,19 +75,24 @@ def _with_steps(found, steps, stepped):
     '''The band's lines with the change-point lines before the verdict,
     which a step turns red.'''
     *lines, last = found
-    if stepped:
-        last = (f'{last}; a step change across nights' if last.startswith(
-            'RED') else 'RED: every case passed and every figure is within '
-            'its reference, but the series of nights stepped (STEP above)')
+    if stepped and last.startswith('RED'):
+        last = f'{last}; a step change across nights'
+    elif stepped and last.startswith('GREEN'):
+        last = ('RED: every case passed and every figure is within its '
+                'reference, but the series of nights stepped (STEP above)')
+    elif stepped:
+        last = f'RED: the series of nights stepped (STEP above); {last}'
     return lines + steps + [last]
 
 def _guard_history(night):
     '''Check the history database and keep a copy of it as the last good
     history; the summary's lines on it. A database that cannot be trusted
-    is never run into.'''
+    is never run into; one ReFrame can no longer read is mended first.'''
+    mended = resultsdb.mend(night.results_db)
     copy = resultsdb.keep_copy(night.results_db)
-    return [f'history {night.results_db}: sound; last good copy {copy} '
-            f'(restore: cp -p {copy} {night.results_db})'] if copy else []
+    return ([f'history: {mended}'] if mended else []) + (
+        [f'history {night.results_db}: sound; last good copy {copy} '
+         f'(restore: cp -p {copy} {night.results_db})'] if copy else [])
 
 
 def _stored(night, report):
@@ -127,16 +133,20 @@ def suite():
     returncode, report = night.run(*plan.tonight(night, os.environ))
     night.hand_over(report)
     lines = kept + (_history(night, report) if report else [])
-    found, red = verdict.judge(report, night.stdout, _reference_path(system),
-                               returncode)
+    found, status = verdict.judge(report, night.stdout,
+                                  _reference_path(system), returncode,
+                                  share=bool(night.job))
     unstored = _stored(night, report) if report else []
     if unstored:    # the verdict's last line is not the night's
-        found = [line for line in found if not line.startswith('GREEN')]
+        found, status = found[:-1] if status != verdict.RED else found, \
+            verdict.RED
     if report:      # the series of nights, beside tonight's bands
         steps, stepped = _changepoints(night, report)
-        found, red = _with_steps(found, steps, stepped), red or stepped
+        found = _with_steps(found, steps, stepped)
+        status = verdict.RED if stepped else status
+        junit.add_coverage(night.junit, found)
     _print_summary(night, title, lines + found + unstored)
-    return 1 if red or unstored else 0
+    return status
 
 
 def recheck(args):
@@ -150,10 +160,10 @@ def recheck(args):
         _print_summary(None, args.report, [f'RED: {args.report} holds no '
                                            f'test case: nothing was judged'])
         return 1
-    lines, red = verdict.judge(args.report, args.stdout,
-                               _reference_path(system))
+    lines, status = verdict.judge(args.report, args.stdout,
+                                  _reference_path(system))
     _print_summary(None, case['system'], lines)
-    return 1 if red else 0
+    return status
 
 
 def main(argv=None):

@@ -88,17 +88,21 @@ class Night:
         os.makedirs(os.path.dirname(self.results_db), exist_ok=True)
         extras = ','.join(f'{k}={v}' for k, v in
                           {**self.extras, **plan_extras}.items())
-        # ReFrame numbers a directory's reports: the jobs of a split night
-        # name theirs, as their reports meet in the jobs after them
-        named = ['--report-file', os.path.join(
-            self.output, 'reports', f'run-report-{self.job}-{{sessionid}}'
-            f'.json')] if self.job else []
-        cmd = self.reframe('-r', *self.select, *planned, *named,
+        cmd = self.reframe('-r', *self.select, *planned,
                            '--session-extras', extras,
                            '--report-junit', self.junit)
+        environ = self.environ()
+        if self.job:
+            # ReFrame numbers a directory's reports: the jobs of a split
+            # night name theirs, as their reports meet in the jobs after
+            # them. Through its variable: a '}' on its command line makes
+            # its stored sessions unreadable (iogap.storedinfo)
+            environ['RFM_REPORT_FILE'] = os.path.join(
+                self.output, 'reports', f'run-report-{self.job}-'
+                f'{{sessionid}}.json')
         print(f'nightly: {shlex.join(cmd)}', flush=True)
         with open(self.stdout, 'w', buffering=1) as log, \
-                subprocess.Popen(cmd, cwd=ROOT, env=self.environ(), text=True,
+                subprocess.Popen(cmd, cwd=ROOT, env=environ, text=True,
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as proc:
             for line in proc.stdout:
                 print(line, end='', flush=True)

@@ -4,7 +4,10 @@ reframe's stdout (skip reasons, which the run report does not keep) and
 the reference file (``expected_skips``, missing: 0; judgements it declares
 conditional may be not applicable on this host). Red when a case
 failed, a figure regressed, more cases skipped than expected, a tool
-vanished (a skip saying "not found"), or nothing was judged.'''
+vanished (a skip saying "not found"), or nothing was judged. Its
+coverage (iogap.coverage) is said on every night; one that judged no
+figure, or fewer than the site's minimum, is NOT JUDGED or UNDER-JUDGED
+(exit 2), never GREEN.'''
 
 import os
 import re
@@ -12,6 +15,7 @@ import re
 import yaml
 
 from ci.nightly.night import shown
+from iogap import coverage
 from iogap.judge.skips import NOT_APPLICABLE, split_skips
 from iogap.report import load
 
@@ -69,8 +73,15 @@ def _where(tc):
     return f'{tc["name"]} @{tc["system"]}:{tc["partition"]}'
 
 
-def judge(report_path, stdout_path, reference_path, returncode=0):
-    '''``(lines, red)``: the summary of the night and whether it failed.'''
+#: The verdict's exit statuses: a pass, a failure, too little judged
+GREEN, RED, UNJUDGED = 0, 1, 2
+
+
+def judge(report_path, stdout_path, reference_path, returncode=0,
+          share=False):
+    '''``(lines, status)``: the summary of the night and its status
+    (:data:`GREEN`, :data:`RED` or :data:`UNJUDGED`); with ``share``, the
+    night is a job's share of it (its coverage is of what it ran).'''
     lines, red = [], []
     expected = expected_skips(reference_path)
     if expected is None:
@@ -79,24 +90,24 @@ def judge(report_path, stdout_path, reference_path, returncode=0):
     if not report_path:
         red.append(f'reframe wrote no run report (exit {returncode}): the '
                    f'night did not run; see its output above')
-        return lines + [f'RED: {r}' for r in red], True
+        return lines + [f'RED: {r}' for r in red], RED
 
     try:
         report = load.read_report(report_path)
     except load.InputError as err:
         red.append(f'the run report is unusable: {err}')
-        return lines + [f'RED: {r}' for r in red], True
+        return lines + [f'RED: {r}' for r in red], RED
     try:
         return _judge(report, report_path, stdout_path, reference_path,
-                      expected, returncode, lines, red)
+                      expected, returncode, lines, red, share)
     except (KeyError, IndexError, TypeError, ValueError) as err:
         red.append(f'the run report {report_path} is not one ReFrame wrote '
                    f'(no {err})')
-        return lines + [f'RED: {r}' for r in red], True
+        return lines + [f'RED: {r}' for r in red], RED
 
 
 def _judge(report, report_path, stdout_path, reference_path, expected,
-           returncode, lines, red):
+           returncode, lines, red, share):
     cases = final_cases(report)
     info = report['session_info']
     lines.append(f'run report {shown(report_path)} (session {info.get("uuid")})')
@@ -109,12 +120,32 @@ def _judge(report, report_path, stdout_path, reference_path, expected,
     lines.append(f'{len(cases)} cases: {len(failed)} failed, {len(skipped)} '
                  f'skipped (expected_skips: {expected}), {len(na)} not '
                  f'applicable on this host, the rest passed')
+    short = _coverage(cases, reference_path, share, lines, red)
     if red:
         lines.append('RED: ' + '; '.join(red))
-    else:
-        lines.append('GREEN: every case passed, every figure within its '
-                     'reference')
-    return lines, bool(red)
+        return lines, RED
+    if short:
+        lines.append(f'{short[0]}: {short[1]}; no case failed, but this '
+                     f'is not a pass')
+        return lines, UNJUDGED
+    lines.append('GREEN: every case passed, every figure within its '
+                 'reference')
+    return lines, GREEN
+
+
+def _coverage(cases, reference_path, share, lines, red):
+    '''Say what was judged; ``(status, why)`` when too little was.'''
+    if not os.path.exists(reference_path):
+        return None         # red already: no reference file
+    with open(reference_path) as fp:
+        data = yaml.safe_load(fp) or {}
+    found = coverage.measure(cases, data, share)
+    lines.append(found.line())
+    try:
+        return found.status(coverage.minimum(os.environ))
+    except ValueError as err:
+        red.append(str(err))
+        return None
 
 
 def _failures(cases, lines, red):
