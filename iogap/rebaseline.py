@@ -9,8 +9,14 @@ the same way (fits, tests over a sweep, are left alone); figures too noisy to ju
 ``unjudged``. Entries set by hand (provenance not starting with
 ``baseline``) are kept unless ``--force``. The diff is printed (``--patch
 FILE`` also writes it as a patch ``git apply`` takes from the repository
-root); the new file is validated before it is written, and ``--dry-run``
-writes nothing.
+root, each figure it changes said first with why); the new file is
+validated before it is written, and ``--dry-run`` writes nothing.
+
+A figure that failed its reference in the runs is never re-baselined (nor
+moved to ``unjudged``): a regression stays one. ``unjudged`` entries for
+figures the runs did not measure are kept. For each figure left unjudged,
+what would let it be judged (more repetitions, a larger size) and its
+cost in the plan's model is said (iogap.judgeable).
 '''
 
 import argparse
@@ -23,9 +29,10 @@ import sys
 
 import yaml
 
-from iogap import profile
+from iogap import baselinediff, judgeable, profile
 from iogap.errors import IogapError
-from iogap.judge import noise, references
+from iogap.judge import meaning, noise, references
+from iogap.judge.samples import samples
 from iogap.report import load
 from iogap.runguard import replace_file
 
@@ -86,8 +93,21 @@ def _rebaseline(args, reports, system):
         stamp = (f'baseline {datetime.date.today()} '
                  f'host={socket.gethostname()} runs='
                  f'{",".join(r["session_info"].get("uuid", "?")[:8] for r in reports)}')
-        notes = noise.rebaseline(data, reports, stamp, force=args.force)
+        old_data = json.loads(json.dumps(data))
+        # a regression is never re-baselined: its values are left out
+        kept = baselinediff.failed(reports)
+        measuring = baselinediff.without(reports, *kept)
+        before = data.pop('unjudged', None) or []
+        notes = noise.rebaseline(data, measuring, stamp, force=args.force)
+        measured, _ = samples(measuring)
+        tonight = data.get('unjudged') or []
+        data['unjudged'] = baselinediff.merge_unjudged(before, tonight,
+                                                       measured)
         data = {k: v for k, v in data.items() if v not in ([], None)}
+        why = baselinediff.explain(old_data, data, kept)
+        why += [f'JUDGEABLE {judgeable.advice(ident, *measured[ident][::2])}'
+                for ident in map(meaning.entry_key, tonight)
+                if ident in measured]
         new_text = header + dump(data)
         check = path + '.new'
         replace_file(check, new_text)
@@ -103,10 +123,12 @@ def _rebaseline(args, reports, system):
                                         new_text.splitlines(True),
                                         f'a/{rel}', f'b/{rel}'))
     sys.stdout.write(diff)
-    for note in notes:
-        print(f'rebaseline: {note}')
+    for line in why + notes:
+        print(f'rebaseline: {line}')
     if args.patch:
-        replace_file(args.patch, diff)
+        # git apply reads past the lines before the diff: what it changes
+        replace_file(args.patch, ''.join(f'# {line}\n' for line in why) +
+                     diff)
     if not args.dry_run:
         replace_file(path, new_text)
         print(f'rebaseline: wrote {path}')
