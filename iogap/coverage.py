@@ -9,6 +9,7 @@ minimum (``IOGAP_MIN_JUDGED``: a count, or a share such as ``80%``), has
 not passed, whatever else it did: its status says so.
 '''
 
+from collections import namedtuple
 from dataclasses import dataclass
 
 #: Lists of a reference file whose entries are judged
@@ -100,44 +101,56 @@ def _absolute_entries(entries, name, var=None):
     return sorted(found, key=lambda e: len(e.get('params') or {}))[-1:]
 
 
-def _entries_of(tc, data):
-    '''``[(entry key, judged)]`` of the reference entries judgement
-    case ``tc`` stands for, each judged in the run or not.'''
-    name = tc.get('judgement') or ''
-    if tc['name'].startswith('AbsoluteCheck'):
-        entries = data.get('absolute') or []
-        found = [(('absolute', id(e)), values[-1] in ('pass', 'fail'))
-                 for var, values in (tc.get('perfvalues') or {}).items()
-                 for e in _absolute_entries(entries, name,
-                                            var.rsplit(':', 1)[-1])]
-        # skipped or failed before it reported a figure: none judged
-        return found or [(('absolute', id(e)), False)
-                         for e in _absolute_entries(entries, name)]
-    judged = any(v[-1] in ('pass', 'fail')
-                 for v in (tc.get('perfvalues') or {}).values())
-    return [((kind, e['name']), judged) for kind in KINDS[1:]
-            for e in data.get(kind) or [] if e.get('name') == name]
+#: One figure of one judgement case as a run gave it (``var`` ``None``
+#: when the judgement reported none)
+Reading = namedtuple('Reading', 'case family name var judged not_applicable')
 
 
-def measure(cases, data, share=False):
-    ''':class:`Coverage` of the run's final ``cases`` against reference
+def readings(cases):
+    '''The :class:`Reading` of every judgement case of a run report.'''
+    found = []
+    for tc in cases:
+        if 'judge' not in (tc.get('tags') or []):
+            continue
+        case = (tc['name'], tc.get('partition'))
+        family, name = tc['name'].split()[0], tc.get('judgement') or ''
+        na = bool(tc.get('not_applicable'))
+        values = (tc.get('perfvalues') or {}).items()
+        found += [Reading(case, family, name, key.rsplit(':', 1)[-1],
+                          v[-1] in ('pass', 'fail'), na)
+                  for key, v in values] or \
+            [Reading(case, family, name, None, False, na)]
+    return found
+
+
+def _entries_of(reading, data):
+    '''Keys of the reference entries a reading stands for.'''
+    if reading.family == 'AbsoluteCheck':
+        found = _absolute_entries(data.get('absolute') or [], reading.name,
+                                  reading.var)
+        return [('absolute', id(e)) for e in found]
+    return [(kind, e['name']) for kind in KINDS[1:]
+            for e in data.get(kind) or [] if e.get('name') == reading.name]
+
+
+def measure(found, data, share=False):
+    ''':class:`Coverage` of a run's :func:`readings` against reference
     ``data``; with ``share``, against the judgements the run ran (a job
     of a night split per partition runs its share of them).'''
-    judges = [tc for tc in cases if 'judge' in (tc.get('tags') or [])]
-    judged, seen = set(), set()
-    for tc in judges:
-        for key, verdict in _entries_of(tc, data):
+    judged, seen, cases = set(), set(), {}
+    for reading in found:
+        for key in _entries_of(reading, data):
             seen.add(key)
-            if verdict:
+            if reading.judged:
                 judged.add(key)
+        was = cases.get(reading.case, (False, False))
+        cases[reading.case] = (was[0] or reading.judged,
+                               was[1] or reading.not_applicable)
     held = len(seen) if share else sum(len(data.get(k) or []) for k in KINDS)
     return Coverage(
         judged=len(judged), held=held,
-        verdicts=sum(tc['result'] in ('pass', 'fail') and any(
-            v[-1] in ('pass', 'fail') for v in tc['perfvalues'].values())
-            for tc in judges),
-        ran=len(judges),
-        not_applicable=sum(bool(tc.get('not_applicable')) for tc in judges),
+        verdicts=sum(v for v, _ in cases.values()), ran=len(cases),
+        not_applicable=sum(na for _, na in cases.values()),
         unjudged=len(data.get('unjudged') or []),
         of="this job's share judges" if share else
         'the reference file judges')

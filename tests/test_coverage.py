@@ -113,10 +113,12 @@ def test_a_bad_minimum_is_one_red_line(tmp_path, monkeypatch, value):
 
 
 def test_a_job_of_a_split_night_counts_its_share():
-    found = coverage.measure([FULL[1], FULL[2]], REFERENCE, share=True)
+    found = coverage.measure(coverage.readings([FULL[1], FULL[2]]),
+                             REFERENCE, share=True)
     assert (found.judged, found.held) == (2, 2)
     assert "this job's share judges (100%)" in found.line()
-    assert coverage.measure([FULL[1]], REFERENCE).held == 4
+    assert coverage.measure(coverage.readings([FULL[1]]),
+                            REFERENCE).held == 4
 
 
 def test_the_junit_report_carries_the_coverage(tmp_path):

@@ -132,3 +132,33 @@ def test_a_split_night_then_a_plain_one_leave_a_history_reframe_reads(
     assert json.loads(ran['describe'].stdout[ran['describe'].stdout.index(
         '['):])[0]['session_info']['uuid'] == uuid
     assert 'write_bw' in ran['compare'].stdout
+
+
+# --- the history as a person reads it ------------------------------------
+
+def test_tonight_is_placed_in_the_quartile_of_the_past_nights():
+    from iogap.core.figures import HIGHER, LOWER
+    from iogap.report import style
+    from iogap.report.plot_history import placed
+    past = [100, 110, 120, 130, 140]
+    assert placed(past, 90, HIGHER) == (
+        'tonight below Q1 of the 5 past nights', style.FAIL)
+    assert placed(past, 90, LOWER)[1] == style.PASS     # a latency fell
+    assert placed(past, 125, HIGHER)[0].startswith(
+        'tonight between the median and Q3')
+    assert placed(past, 200, None) == (
+        'tonight above Q3 of the 5 past nights', 'grey')
+
+
+def test_the_report_draws_each_figure_beside_its_past_nights(tmp_path):
+    from iogap.report.__main__ import main
+    from test_changepoint import copy_db
+    out = tmp_path / 'report'
+    assert main(['--db', str(copy_db(tmp_path, step=True)), '-o',
+                 str(out)]) == 0
+    manifest = json.loads((out / 'figures.json').read_text())
+    [history] = [f for s in manifest['sections'] if s['key'] == 'history'
+                 for f in s['figures']]
+    assert 'as UMAMI shows it' in history['caption']
+    png = (out / os.path.basename(history['file'])).read_bytes()
+    assert png.startswith(b'\x89PNG')

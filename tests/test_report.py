@@ -188,7 +188,10 @@ def test_history_from_the_results_db_puts_regressions_first(render):
     assert [s['uuid'] for s in manifest['sessions']] == \
         [u for u, _ in db_sessions()]
     history = figures(manifest)['history_anyhost.png']
-    assert len(history['panels']) == 12
+    # each figure's series, beside the box of its past nights
+    assert len(history['panels']) == 24
+    assert all(p['title'].startswith(('tonight ', 'no '))
+               for p in history['panels'][1::2])
     table = section(manifest, 'history')['table']['rows']
     worse = [r[4] for r in table if r[4] is not None]
     assert worse == sorted(worse, reverse=True)

@@ -96,20 +96,24 @@ def series(nights):
     return found, failed
 
 
-def _provider(cases, case):
-    return next((tc.get('tool_provider') for tc in cases
-                 if case_of(tc) == case), None)
 
 
 def what_changed(nights, before, after, case):
-    '''What differs between two nights: session extras and the case's
-    tool provider.'''
+    '''What differs between two nights: session extras, the case's tool
+    provider and the tools its job resolved on its node.'''
     (info_b, cases_b), (info_a, cases_a) = nights[before], nights[after]
     found = provenance.changes(info_b, info_a)
-    old, new = _provider(cases_b, case), _provider(cases_a, case)
+    old, new = (_case(c, case).get('tool_provider') for c in (cases_b,
+                                                              cases_a))
     if old != new:
         found.append(f'tool {old} -> {new}')
+    found += provenance.tool_changes(_case(cases_b, case), _case(cases_a,
+                                                                 case))
     return '; '.join(found) or 'nothing recorded changed'
+
+
+def _case(cases, case):
+    return next((tc for tc in cases if case_of(tc) == case), {})
 
 
 def judge(db_path, uuid=None):

@@ -2,7 +2,10 @@
 so that a step change can be matched with what changed that night: the
 commit (the pipeline's), the kernel, the digest of the Spack environment's
 ``spack.lock`` and the versions of its root specs. The test cases record
-where each tool came from (``tool_provider``) on their own.'''
+where each tool came from (``tool_provider``) and every tool their job
+executed as its node resolved it (``tools_resolved``: path, digest and
+version, job.sh's ``iogap_tool``), compared night to night by
+:func:`tool_changes`.'''
 
 import glob
 import hashlib
@@ -64,3 +67,18 @@ def changes(before, after):
             found.append(f'{key} {old or "unrecorded"} -> '
                          f'{new or "unrecorded"}')
     return found
+
+
+def tools_of(tc):
+    '''``{tool: "path sha256:digest version"}`` a case's job resolved on
+    its node (none recorded by older runs).'''
+    return dict(part.partition(' ')[::2] for part in
+                (tc.get('tools_resolved') or '').split('; ') if part)
+
+
+def tool_changes(before, after):
+    '''``["tool old -> new"]`` for each tool both cases' jobs resolved,
+    differently (another path, binary or version).'''
+    old, new = tools_of(before), tools_of(after)
+    return [f'{name} {old[name]} -> {new[name]}' for name in sorted(old)
+            if name in new and old[name] != new[name]]

@@ -139,7 +139,7 @@ def _coverage(cases, reference_path, share, lines, red):
         return None         # red already: no reference file
     with open(reference_path) as fp:
         data = yaml.safe_load(fp) or {}
-    found = coverage.measure(cases, data, share)
+    found = coverage.measure(coverage.readings(cases), data, share)
     lines.append(found.line())
     try:
         return found.status(coverage.minimum(os.environ))

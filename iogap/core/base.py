@@ -8,6 +8,7 @@ figure.
 
 import os
 import re
+import shlex
 import shutil
 
 import reframe as rfm
@@ -20,7 +21,7 @@ from iogap.core.cases import case_params, describe, runs_on, runtime_parts
 from iogap.core.ending import JobEnding, time_limit
 from iogap.errors import ScratchError
 from iogap.tools import own
-from iogap.tools.provider import find_tool
+from iogap.tools.provider import find_tool, on_node, resolved
 from iogap.tools.toolstack import ToolStack
 
 
@@ -45,6 +46,10 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
 
     #: Where the measured tool came from (Spack view or PATH); logged
     tool_provider = variable(str, value='', loggable=True)
+
+    #: Every tool the job executed, as its node resolved it: ``name path
+    #: sha256:digest version`` joined by ``; `` (job.sh's iogap_tool)
+    tools_resolved = variable(str, value='', loggable=True)
 
     #: Directory of the project's own job-side tools (:mod:`iogap.tools.own`:
     #: the iogap-tools package in the view, or ``.`` for the checkout's
@@ -94,6 +99,9 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
     def tool(self, name, **kwargs):
         '''Resolve ``name`` through the provider and log where it came from.'''
         command, self.tool_provider = find_tool(self, name, **kwargs)
+        self.job_sections['setup'].append(
+            f'iogap_tool {name} {shlex.quote(command)}')
+        self._measured_tool = name
         return command
 
     def launch_prefix(self):
@@ -161,12 +169,28 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
             self.extra('scratch_root'), tag,
             watch_pid=os.getpid() if self.is_local else None,
             io_lock=self.is_local)
+        launcher = self.job.launcher.command(self.job)[:1]
+        if launcher:
+            self.job_sections['setup'].append(
+                f'iogap_tool launcher {launcher[0]}')
         pre, post = self.job_sections.layout()
         self.prerun_cmds = [steps.source(self.own_tools), *guard,
                             steps.device(), *self.prerun_cmds, *pre]
         self.postrun_cmds = [*post, *self.postrun_cmds]
         self.job.launcher.options = [*self.job.launcher.options,
                                      *self.job_sections.launcher_options()]
+
+    @run_before('sanity')
+    def _tools_on_node(self):
+        '''Record where every tool resolved on the node, and the measured
+        tool's path when only its name went to the node.'''
+        if self.is_dry_run():
+            return
+        found = resolved(self.read('stdout'))
+        self.tools_resolved = '; '.join(f'{k} {v}' for k, v in
+                                        sorted(found.items()))
+        self.tool_provider = on_node(self.tool_provider, found.get(
+            getattr(self, '_measured_tool', None)))
 
     @run_after('run')
     def _scratch_cleanup(self):

@@ -237,3 +237,22 @@ iogap_odirect() {
     fi
     rm -f "$2.odirect"
 }
+
+# iogap_tool NAME COMMAND: where COMMAND resolves on this node, the digest
+# of that file and, for tools that say it (dd, fio, the MPI launchers), the
+# version it prints: "iogap-tool: NAME path=P sha256=D version=V" (spaces
+# as _). Never fails the job: what cannot be read is "none".
+iogap_tool() {
+    local path digest=none version=none
+    path=$(command -v "$2" 2>/dev/null) && path=$(readlink -f "$path") ||
+        path=none
+    [ "$path" = none ] || digest=$(sha256sum "$path" 2>/dev/null |
+        cut -c1-16) || digest=none
+    case ${2##*/} in
+        dd|fio|mpirun|mpiexec|srun)
+            [ "$path" = none ] || version=$(timeout 10 "$path" --version \
+                2>&1 </dev/null | head -1 | tr -s ' \t' _) || : ;;
+    esac
+    echo "iogap-tool: $1 path=$path sha256=${digest:-none}" \
+        "version=${version:-none}"
+}

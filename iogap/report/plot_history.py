@@ -2,12 +2,19 @@
 whose newest judgement failed, then those whose newest value moved most
 the wrong way against the median of the earlier nights. Beside the
 band's verdict, each figure's series is judged for a recent step change
-(iogap.judge.changepoint), as the nightly pipeline does.'''
+(iogap.judge.changepoint), as the nightly pipeline does.
+
+Each drawn figure is one row, as NERSC's UMAMI (pytokio) shows a metric:
+its series of nights, with the steps the change-point detector found
+marked, and beside it a box of the past nights with tonight's value placed
+in its quartile (coloured by whether that quartile is the figure's better
+or worse side).'''
 
 import statistics
 
+from iogap.core.figures import HIGHER, LOWER
 from iogap.report import style
-from iogap.report.series import collect
+from iogap.report.series import better, collect
 
 #: Small multiples drawn (the table lists every figure)
 DRAWN = 12
@@ -55,25 +62,64 @@ def panel(ax, ctx, series, sessions):
     ax.set_ylabel(series.points[xs[-1]][1].unit)
 
 
+#: Tonight's place among the past nights, lowest quartile first
+QUARTILES = ('below Q1', 'between Q1 and the median',
+             'between the median and Q3', 'above Q3')
+
+
+def placed(past, value, way):
+    '''``(words, colour)``: the quartile of the past nights tonight's
+    ``value`` falls in; red on the figure's worse side, green on its
+    better one (grey when it has no better direction).'''
+    q1, q2, q3 = statistics.quantiles(past, n=4) if len(past) > 1 else \
+        past * 3
+    index = sum(value > q for q in (q1, q2, q3))
+    good = index if way == HIGHER else 3 - index if way == LOWER else None
+    colour = 'grey' if good is None else style.FAIL if good == 0 else \
+        style.PASS if good == 3 else 'black'
+    return f'tonight {QUARTILES[index]} of the {len(past)} past nights', \
+        colour
+
+
+def box(ax, series, sessions):
+    '''The past nights as a box, tonight's value placed on it.'''
+    newest = len(sessions) - 1
+    past = series.earlier(newest)
+    ax.set_xticks([])
+    if not past or newest not in series.points:
+        ax.set_title('no past nights' if not past else 'no value tonight',
+                     fontsize=7)
+        return
+    ax.boxplot(past, widths=0.5, showfliers=True)
+    ax.set_xticks([])
+    value, row, _ = series.points[newest]
+    words, colour = placed(past, value, better(row))
+    ax.plot(1, value, 'D', color=colour, ms=8, zorder=3)
+    ax.set_title(words, fontsize=7, color=colour, wrap=True)
+
+
 def small_multiples(ctx, system, shown, sessions):
     plt = style.pyplot()
-    cols, rows = 3, (len(shown) + 2) // 3
-    fig, axes = plt.subplots(rows, cols, squeeze=False,
-                             figsize=(12, 0.8 + 2.6 * rows),
-                             layout='constrained')
-    for ax, series in zip(axes.flat, shown):
+    fig = plt.figure(figsize=(12, 0.8 + 2.4 * len(shown)),
+                     layout='constrained')
+    grid = fig.add_gridspec(len(shown), 2, width_ratios=(5, 1))
+    for row, series in enumerate(shown):
+        ax = fig.add_subplot(grid[row, 0])
         panel(ax, ctx, series, sessions)
-    for ax in list(axes.flat)[len(shown):]:
-        ax.set_visible(False)
+        box(fig.add_subplot(grid[row, 1], sharey=ax), series, sessions)
     return style.save(fig, ctx.outdir, f'history_{system}', 'history',
                       f'{system}: the {len(shown)} most regressed figures '
                       f'across {len(sessions)} sessions',
-                      'Red dot: the newest value failed its judgement or is '
+                      'Left, each figure night by night: red dot, the newest '
+                      'value failed its judgement or is '
                       f'over {MARKED:.0%} worse than the earlier median; '
                       'grey bars: the reference band where one judged it; '
                       'grey x: no value that night (failed or skipped); '
                       'red dashes: a step change across nights starts '
-                      'there.')
+                      'there. Right, as UMAMI shows it: the past nights as '
+                      'a box (median, quartiles, whiskers) and tonight as a '
+                      'diamond, in red on the worse quartile, green on the '
+                      'better.')
 
 
 def draw(ctx):

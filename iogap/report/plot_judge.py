@@ -6,8 +6,11 @@ provenance, and lists the judgements not applicable on the host (N/A, with
 the reason) that have no value to draw.'''
 
 import math
+import os
 
-from iogap.report import labels, style
+import yaml
+
+from iogap.report import labels, load, style
 from iogap.report.load import JUDGEMENTS, NOT_APPLICABLE
 
 KINDS = {'AbsoluteCheck': 'absolute references',
@@ -93,7 +96,7 @@ def draw(ctx):
     na = [r for r in ctx.rows if r.family in JUDGEMENTS and
           r.verdict == NOT_APPLICABLE]
     if not rows and not na:
-        return {}
+        return {'notes': coverage_notes(ctx.rows)} if ctx.rows else {}
     rows.sort(key=lambda r: (JUDGEMENTS.index(r.family), r.verdict != 'fail',
                              label(r)))
     figures = [chart(ctx, kind, [r for r in rows if r.family == kind])
@@ -112,4 +115,27 @@ def draw(ctx):
              'classes': ['na' if r.verdict == NOT_APPLICABLE else
                          r.verdict or '' for r in rows],
              'verdict': 9, 'shown': 40}
-    return {'figures': figures, 'table': table}
+    return {'figures': figures, 'table': table,
+            'notes': coverage_notes(ctx.rows)}
+
+
+def coverage_notes(rows):
+    '''What the newest session of each system judged, out of what its
+    reference file holds (iogap.coverage), one line each.'''
+    from iogap import coverage
+    from iogap.judge import references
+    notes = []
+    for system in sorted({r.system for r in rows}):
+        path = references.path_for(system)
+        if not os.path.exists(path):
+            continue
+        with open(path) as fp:
+            data = yaml.safe_load(fp) or {}
+        found = [coverage.Reading(
+            (r.case, r.partition), r.family, r.judgement,
+            None if r.verdict == NOT_APPLICABLE else r.figure,
+            r.verdict in ('pass', 'fail'), r.verdict == NOT_APPLICABLE)
+            for r in load.latest(rows) if r.system == system and
+            r.family in JUDGEMENTS]
+        notes.append(f'{system}: ' + coverage.measure(found, data).line())
+    return notes

@@ -16,6 +16,7 @@ resolved against the prefix or view, in the first sub-directory given.
 '''
 
 import os
+import re
 import shutil
 
 from reframe.core.exceptions import SkipTestError
@@ -126,3 +127,24 @@ def _on_path_prefixes(name, subdirs):
                 return path
 
     return None
+
+
+#: What the job says of each tool it executes (job.sh's iogap_tool)
+_RESOLVED = re.compile(r'^iogap-tool: (\S+) path=(\S+) sha256=(\S+) '
+                       r'version=(\S+)\s*$', re.M)
+
+
+def resolved(stdout):
+    '''``{name: "path sha256:digest version"}`` of every tool the job
+    resolved on its node, from its ``stdout``.'''
+    return {name: f'{path} sha256:{digest} {version.replace("_", " ")}'
+            for name, path, digest, version in _RESOLVED.findall(stdout)}
+
+
+def on_node(provider, found):
+    '''``provider`` with a name left to the compute node's PATH replaced
+    by the path the node resolved (``found``: :func:`resolved`'s).'''
+    prefix = 'PATH (resolved on the compute node)'
+    if not provider.startswith(prefix) or not found:
+        return provider
+    return f'PATH:{found.split()[0]} (resolved on the compute node)'
