@@ -36,7 +36,8 @@ STAGES = ['partition', 'cross', 'sweep', 'report']
 #: planning job had them (GitLab forwards the schedule's variables too;
 #: gitlab-ci-local does not). Nothing that may hold a credential (a
 #: mirror's URL) is written into the artifact.
-CARRIED = ('IOGAP_SCRATCH', 'IOGAP_HISTORY_NIGHTS', 'IOGAP_SELECT',
+CARRIED = ('IOGAP_SCRATCH', 'IOGAP_HISTORY_NIGHTS', 'IOGAP_MIN_JUDGED',
+           'IOGAP_SELECT',
            'IOGAP_REFERENCE_DIR', 'IOGAP_REQUIRE_REFERENCES',
            'IOGAP_ACCOUNT', 'IOGAP_QOS', 'IOGAP_RESERVATION',
            'IOGAP_NIGHT_NODE_HOURS', 'IOGAP_NIGHT_WALL', 'IOGAP_NIGHT_JOBS',
