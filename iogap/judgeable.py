@@ -52,11 +52,11 @@ def runs_needed(between, within):
     return None
 
 
-def size_factor(between, within):
-    '''How many times larger a transfer would make the band narrow
-    enough, if the spread is a fixed time jitter.'''
-    cv = max(between or 0.0, within)
-    return max(2, math.ceil(noise.K_SIGMA * cv / noise.MAX_TOLERANCE))
+def size_factor(bounded):
+    '''How many times more bytes a run would need for the band of a
+    figure of ``bounded`` spread to be narrow enough, if the spread is a
+    fixed time jitter.'''
+    return max(2, math.ceil(noise.K_SIGMA * bounded / noise.MAX_TOLERANCE))
 
 
 def _case(family, part, params):
@@ -76,29 +76,32 @@ def advice(ident, values, cvs):
     family, part, params, var = ident
     params = json.loads(params) if isinstance(params, str) else params
     between, within = spreads(values, cvs)
+    bounded = max((between or 0) * _factor(len(values)), within)
     case = _case(family, part, params)
     seconds = cost.estimate(case)[0] if case else None
-    each = f'{seconds:.0f} s a run (plan estimate)' if seconds else \
-        'cost unknown: no such case in the profile'
     runs = runs_needed(between, within)
-    ways = [f'--repeat {runs}' + (f' ({runs * seconds:.0f} s)' if seconds
+    ways = [f'--repeat {runs}' + (f' ({runs} x {seconds:.0f} s)' if seconds
                                    else '')] if runs else \
-        [f'no number of repetitions up to {MOST_RUNS} (the spread is '
-         f'within the job, or too wide)']
-    setting = SIZE_SETTING.get(family)
+        [f'no number of repetitions (the spread within each job, '
+         f'{within:.0%}, is itself too wide)' if noise.K_SIGMA * within >
+         noise.MAX_TOLERANCE else f'no number of repetitions up to '
+         f'{MOST_RUNS}']
+    setting, k = SIZE_SETTING.get(family), size_factor(bounded)
     if setting:
-        k = size_factor(between, within)
         more = _larger_seconds(case, k) if case else None
-        ways.append(f'{setting} x{k}' + (f' ({more:.0f} s a run)' if more
-                                          else '') +
-                    ', if the spread is a fixed time jitter')
+        ways.append(f'{setting} x{k} of the runs\' (if the spread is a time '
+                    f'jitter of fixed size' + (f'; {more:.0f} s a run instead'
+                                               f' of {seconds:.0f} s'
+                                               if more else '') + ')')
     else:
         ways.append('no size to grow (a latency or rate of fixed size)')
-    bounded = max((between or 0) * _factor(len(values)), within)
-    return (f'{family}@{part} {var}: spread {bounded:.0%} over '
+    label = ','.join(f'{k}={v}' for k, v in sorted(params.items()))
+    return (f'{family}@{part}:{label} {var}: spread {bounded:.0%} over '
             f'{len(values)} run(s) (band {noise.K_SIGMA:g} x spread > '
-            f'{noise.MAX_TOLERANCE:.0%}); judged with ' + ' or '.join(ways) +
-            f'; now {each}')
+            f'{noise.MAX_TOLERANCE:.0%}); would be judged with ' +
+            ' or '.join(ways) + ('; costs are the plan\'s estimates at the '
+                                 'profile\'s sizes' if seconds else
+                                 '; no such case in the profile to cost'))
 
 
 def _larger_seconds(case, k):
