@@ -9,6 +9,7 @@ changes is said with why (:func:`explain`).
 
 import json
 
+from iogap.coverage import target_of
 from iogap.judge.meaning import entry_key
 
 #: Judgements whose figures are a measured case's (the rest judge a ratio,
@@ -23,13 +24,6 @@ def _norm(family, part, params, var):
         params = json.loads(params)
     return (family, part, tuple(sorted((k, str(v)) for k, v in
                                        params.items())), var)
-
-
-def _target(name):
-    family, _, rest = name.partition('@')
-    part, _, params = rest.partition(':')
-    return family, part, dict(p.split('=', 1) for p in params.split(',')
-                              if '=' in p)
 
 
 def failed(reports):
@@ -48,7 +42,7 @@ def failed(reports):
                     var = key.rsplit(':', 1)[-1]
                     found = figures if tc['name'].startswith(_ABSOLUTE) \
                         else judgements
-                    key = _norm(*_target(tc.get('judgement', '')), var) \
+                    key = _norm(*target_of(tc.get('judgement', '')), var) \
                         if found is figures else \
                         tc['display_name'].split(' %.')[0]
                     found.setdefault(key, [unit, ref, []])[2].append(value)

@@ -79,7 +79,7 @@ def minimum(environ):
                          f'nor a share such as 80%: set it to one') from None
 
 
-def _target(name):
+def target_of(name):
     '''``(family, partition, {param: value})`` of an absolute judgement's
     name (iogap.judge.targets.target_name).'''
     family, _, rest = name.partition('@')
@@ -91,7 +91,7 @@ def _target(name):
 def _absolute_entries(entries, name, var=None):
     '''The absolute entries that judge case judgement ``name`` (for
     ``var`` alone: the most specific one).'''
-    family, part, params = _target(name)
+    family, part, params = target_of(name)
     found = [e for e in entries if e['test'] == family and
              e['partition'] == part and var in (None, e['var']) and
              all(str(params.get(k)) == str(v)

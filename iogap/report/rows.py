@@ -85,7 +85,5 @@ class Row:
 
     def target(self):
         '''``(family, partition, {param: str})`` an AbsoluteCheck judged.'''
-        family, _, rest = self.judgement.partition('@')
-        part, _, params = rest.partition(':')
-        return family, part, dict(p.split('=', 1) for p in params.split(',')
-                                  if '=' in p)
+        from iogap.coverage import target_of
+        return target_of(self.judgement)
