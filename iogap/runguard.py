@@ -138,7 +138,7 @@ def guard(output, db):
     started = time.monotonic()
 
     def at_exit():
-        why = _say_mended(db) or _verdict(output, db, before) or (
+        why = _verdict(output, db, before) or _say_mended(db) or (
             _problems[0] if _problems else None)
         if why:
             print(f'iogap: the run is not complete after '

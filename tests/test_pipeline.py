@@ -543,3 +543,21 @@ def test_the_sweep_measures_every_node_and_the_reservation_holds(
     assert night.path('report', 'output', 'html', 'index.html').exists()
     assert 'inter_node_over_intra_node_mpi_latency' in \
         night.job_log('rebaseline')
+
+
+def test_reframes_tools_read_the_split_nights_history(pipeline, split_night):
+    '''After a split night (each job's --report-file named by its
+    session), ReFrame's own stored-session tools read the history.'''
+    db = pipeline.top / 'iogap-history' / 'minicluster' / 'results.db'
+    env = {'IOGAP_RESULTS_DB': str(db), 'IOGAP_SYSTEM': 'minicluster'}
+    uuids = [info['uuid'] for info, _ in split_night.sessions]
+    for args in (['--list-stored-sessions'],
+                 ['--describe-stored-session', uuids[0]],
+                 ['--performance-compare', f'{uuids[0]}/{uuids[1]}/mean:/']):
+        run = run_reframe(pipeline.top / 'tools', '--system', 'minicluster',
+                          *args, env=env)
+        assert run.returncode == 0 and "Expecting ','" not in \
+            run.stdout + run.proc.stderr, (args, run.stdout[-2000:])
+    listing = run_reframe(pipeline.top / 'tools', '--system', 'minicluster',
+                          '--list-stored-sessions', env=env).stdout
+    assert all(u in listing for u in uuids)
