@@ -5,6 +5,8 @@ not reach it is an error (ReFrame itself only warns).
 A database is refused when it is not SQLite, shorter than its header says
 (truncated), fails ``PRAGMA integrity_check``, is SQLite but not ReFrame's,
 is locked by another process or cannot be written. A missing one is new.
+Sessions ReFrame stored but cannot read back (:mod:`iogap.storedinfo`) are
+mended in place, none lost, the file as it was kept beside it.
 '''
 
 import os
