@@ -110,6 +110,14 @@ def _entries(data):
     return found
 
 
+def _why(entry):
+    '''Why an entry's band is what it is: the spread it was set from.'''
+    noise = entry.get('noise') or {}
+    if 'cv' in noise and 'runs' in noise:
+        return f'spread {noise["cv"]:.1%} over {noise["runs"]} run(s)'
+    return f'as its provenance says ({entry.get("provenance", "none")})'
+
+
 def explain(old, new, kept_failed):
     '''``[line]``: each figure the new file changes, and why; each failed
     figure kept as it was. ``kept_failed`` as :func:`failed` returns it.'''
@@ -117,9 +125,7 @@ def explain(old, new, kept_failed):
     before, after = _entries(old), _entries(new)
     for key, entry in after.items():
         was = before.get(key)
-        noise = entry.get('noise') or {}
-        why = (f'spread {noise["cv"]:.1%} over {noise["runs"]} run(s)'
-               if noise else 'as set by hand')
+        why = _why(entry)
         if was is None:
             lines.append(f'ADD {_label(entry)}: {_band(entry)}, {why}')
         elif was != entry:

@@ -37,8 +37,16 @@ class Coverage:
     unjudged: int
     #: What ``held`` counts
     of: str = 'the reference file judges'
+    #: A job's share of a night: one holding no judgement (its figures
+    #: judged by another job of the night) is not a night that judged
+    #: nothing
+    share: bool = False
 
     def line(self):
+        if self.share and self.held == 0:
+            return ('COVERAGE: this job\'s share of the night holds no '
+                    'judgement (another job of the night judges its '
+                    'figures)')
         share = f' ({self.judged / self.held:.0%})' if self.held else ''
         return (f'COVERAGE: judged {self.judged} of the {self.held} figures '
                 f'{self.of}{share}, by {self.verdicts} of {self.ran} '
@@ -48,6 +56,8 @@ class Coverage:
     def status(self, minimum):
         '''``(name, why)`` when the run did not judge enough, else
         ``None``; ``minimum`` as :func:`minimum` returns it.'''
+        if self.share and self.held == 0:
+            return None
         if self.judged == 0:
             return NOTHING, (f'nothing was judged: 0 of the {self.held} '
                              f'figures {self.of}')
@@ -153,4 +163,4 @@ def measure(found, data, share=False):
         not_applicable=sum(na for _, na in cases.values()),
         unjudged=len(data.get('unjudged') or []),
         of="this job's share judges" if share else
-        'the reference file judges')
+        'the reference file judges', share=share)

@@ -130,3 +130,17 @@ def test_the_junit_report_carries_the_coverage(tmp_path):
     assert (suite.get('name'), suite.get('failures')) == ('coverage', '1')
     assert suite.find('.//failure').get('message').startswith('NOT JUDGED')
     assert suite.find('system-out').text.startswith('COVERAGE: judged 0 ')
+
+
+def test_a_job_whose_share_holds_no_judgement_is_not_unjudged():
+    '''A split night's measuring job: its figures are judged by the job
+    that runs the judgements (the plan puts them there).'''
+    found = coverage.measure(coverage.readings([{**FULL[0], 'tags': []}]),
+                             REFERENCE, share=True)
+    assert (found.judged, found.held) == (0, 0)
+    assert found.status(coverage.minimum({})) is None
+    # the whole night, or a job that ran judgements and judged none, is
+    skipped = judgement('r1', {}, result='skip', not_applicable='x')
+    assert coverage.measure(coverage.readings([skipped]), REFERENCE,
+                            share=True).status(
+        coverage.minimum({}))[0] == coverage.NOTHING

@@ -102,3 +102,14 @@ def test_a_regression_is_kept_and_every_change_is_said(tmp_path):
     stat = subprocess.run(['git', 'apply', '--numstat', str(patch)],
                           cwd=ROOT, capture_output=True, text=True)
     assert stat.returncode == 0 and stat.stdout.strip(), stat.stderr
+
+
+def test_an_entry_set_by_hand_is_explained_by_its_provenance():
+    from iogap import baselinediff
+    old = {'ratios': [{'name': 'r', 'ref': [1.0, -0.2, None], 'unit': 'x',
+                       'provenance': 'CUG17 fig 3', 'noise': {'cv': 0.05,
+                                                              'source': 'x'}}]}
+    new = {'ratios': [{**old['ratios'][0], 'ref': [2.0, -0.2, None]}]}
+    assert baselinediff.explain(old, new, ({}, {})) == [
+        'CHANGE r: 1 x (-20%) -> 2 x (-20%), as its provenance says '
+        '(CUG17 fig 3)']
