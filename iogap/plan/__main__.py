@@ -3,14 +3,13 @@ costs, and the night that fits a budget (``night`` prints the reframe
 options that select it; ``--json`` writes the plan for the run report);
 ``ran REPORT``: what a night that ran cost, measured.'''
 
-import argparse
 import json
 import os
-import re
 import sys
 
-from iogap import profile
+from iogap import inputs, profile
 from iogap.errors import IogapError
+from iogap.runguard import replace_file
 
 ROOT = profile.ROOT
 
@@ -31,46 +30,80 @@ def load(system, db, within=None, left_out=None):
                                                else name):
         raise IogapError(f'no profile for system {system!r} (systems/: '
                          f'{", ".join(sorted(profile.system_files()))})')
+    if system and ':' in system:
+        raise IogapError(f'--system {system}: a plan spans every partition '
+                         f'of its system: give --system '
+                         f'{system.split(":")[0]}, and a budget per '
+                         f'partition (--node-hours '
+                         f'{system.split(":")[1]}=N,...)')
     references.load(name, profile.parts())
     found = cases.measured()
     if within:
         found = {k: c for k, c in found.items()
-                 if re.search(within, c.family)}
+                 if within.search(c.family)}
     db = db or os.environ.get('IOGAP_RESULTS_DB') or \
         os.path.join(ROOT, 'output', 'results.db')
-    db = db if os.path.isfile(db) else None
+    db = _history(db)
     return name, found, cases.judgements(found, left_out), \
         cost.costs(found, db, name), cost.nights_ran(db, name)
+
+
+def _history(db):
+    '''The results database the plan reads, or ``None`` for a new
+    history; one that cannot be read is refused, not taken for none.'''
+    if db == os.devnull or not os.path.lexists(db):
+        return None
+    from iogap import resultsdb
+    try:
+        resultsdb.check(db)
+    except resultsdb.ResultsDBError as err:
+        if 'writable' not in str(err):    # the plan only reads it
+            raise IogapError(str(err).replace('the run stops before '
+                                              'writing to it', 'no plan '
+                                              'is made of it')) from None
+    return db
 
 
 def budget(args, costs):
     '''The night's budget; ``40%`` is that share of the full night.'''
     from iogap.plan.night import Budget
-    hours = args.node_hours or os.environ.get('IOGAP_NIGHT_NODE_HOURS')
-    wall = args.wall or os.environ.get('IOGAP_NIGHT_WALL')
+    hours = args.node_hours or inputs.env(
+        os.environ, 'IOGAP_NIGHT_NODE_HOURS', inputs.node_hours)
+    wall = args.wall or inputs.env(os.environ, 'IOGAP_NIGHT_WALL',
+                                   inputs.duration)
     if not hours and not wall:
         # the profile's own: each partition's extras['night_node_hours']
-        hours = ','.join(f'{p["name"]}={p["extras"]["night_node_hours"]}'
-                         for p in profile.current()['partitions']
-                         if p['extras'].get('night_node_hours'))
+        hours = {p['name']: p['extras']['night_node_hours']
+                 for p in profile.current()['partitions']
+                 if p['extras'].get('night_node_hours')}
+    _known_partitions(hours or {})
     from iogap.plan.cost import totals
-    full = totals(costs)
-    if hours and hours.endswith('%'):
-        hours = str(float(hours[:-1]) / 100 *
-                    sum(row[1] for row in full.values()))
-    if wall and wall.endswith('%'):
-        wall = f'{float(wall[:-1]) / 100 * sum(r[2] for r in full.values())}s'
-    return Budget.parse(hours, wall)
+    full = totals(costs).values()
+    return Budget.of(hours or {}, wall, (sum(r[1] for r in full),
+                                         sum(r[2] for r in full)))
+
+
+def _known_partitions(hours):
+    '''Refuse a budget naming a partition the profile lacks: the
+    partitions it meant would be planned without limit.'''
+    system = profile.current()
+    names = {p['name'] for p in system['partitions']} | set(
+        profile.omitted())
+    for part in sorted(set(hours) - names - {'*'}):
+        raise IogapError(f'the night budget names partition {part!r}, which '
+                         f'{system["name"]} does not have: give one of '
+                         f'{", ".join(sorted(names))}')
 
 
 def plan(args, left_out=None):
     from iogap.plan.night import Plan, night_index
     name, found, judgements, costs, ran = load(args.system, args.db,
                                                args.within, left_out)
-    made = Plan(found, judgements, costs, budget(args, costs),
-                args.canaries or os.environ.get('IOGAP_CANARIES'), ran,
-                sweeps=bool(getattr(args, 'sweep', False) or
-                            os.environ.get('IOGAP_NIGHT_SWEEP')))
+    canaries = args.canaries or inputs.env(os.environ, 'IOGAP_CANARIES',
+                                           inputs.regex)
+    made = Plan(found, judgements, costs, budget(args, costs), canaries,
+                ran, sweeps=bool(getattr(args, 'sweep', False) or
+                                 os.environ.get('IOGAP_NIGHT_SWEEP')))
     index = args.night if args.night is not None else night_index(args.date)
     return name, made, index
 
@@ -91,8 +124,12 @@ def print_night(args):
     if args.json:
         if args.rotation:
             summary['rotation'] = made.record(index)
-        with open(args.json, 'w') as fp:
-            json.dump(summary, fp, indent=1)
+        try:
+            replace_file(args.json, json.dumps(summary, indent=1))
+        except OSError as err:
+            raise IogapError(f'--json {args.json}: cannot write it '
+                             f'({err.strerror}): give a file in a writable '
+                             f'directory') from None
     print(' '.join(f'-n {s}' for s in summary['selects']))
     say_night(name, made, index, summary)
 
@@ -121,22 +158,29 @@ def say_night(name, made, index, summary):
 
 
 def _parser():
-    parser = argparse.ArgumentParser(prog='python -m iogap.plan')
+    parser = inputs.Parser(prog='python -m iogap.plan')
     parser.add_argument('what', choices=['cost', 'night', 'doc', 'ran'])
     parser.add_argument('report', nargs='?', help='ran: a run report')
     parser.add_argument('--system')
     parser.add_argument('--db', help='results database (default: '
                         'IOGAP_RESULTS_DB, else output/results.db)')
-    parser.add_argument('--within', help='only the checks matching this '
+    parser.add_argument('--within', type=inputs.option(inputs.regex),
+                        help='only the checks matching this '
                         'regular expression (and judgements of them)')
-    parser.add_argument('--canaries', help='Check@N regular expression '
+    parser.add_argument('--canaries', type=inputs.option(inputs.regex),
+                        help='Check@N regular expression '
                         '(default: derived from the judgements\' audit)')
     parser.add_argument('--cases', action='store_true',
                         help='cost: every case, not only the totals')
-    parser.add_argument('--node-hours', help='200, or knl=100,haswell=80')
-    parser.add_argument('--wall', help='wall time a night, e.g. 20m')
-    parser.add_argument('--night', type=int, help='night index')
-    parser.add_argument('--date', help='YYYY-MM-DD (default: today, UTC)')
+    parser.add_argument('--node-hours', type=inputs.option(inputs.node_hours),
+                        help='200, 40%% (of the full night), or '
+                        'knl=100,haswell=80')
+    parser.add_argument('--wall', type=inputs.option(inputs.duration),
+                        help='wall time a night, e.g. 20m, or 40%%')
+    parser.add_argument('--night', type=inputs.option(
+        lambda text: inputs.count(text, least=0)), help='night index')
+    parser.add_argument('--date', type=inputs.option(inputs.date),
+                        help='YYYY-MM-DD (default: today, UTC)')
     parser.add_argument('--json', help='night: write the plan here')
     parser.add_argument('--rotation', action='store_true', help='--json '
                         'also holds the nights ahead until every case has '
@@ -154,9 +198,10 @@ def main(argv=None):
     args = _parser().parse_args(argv)
     try:
         if args.what == 'ran':
-            if not args.report or not os.path.isfile(args.report):
-                raise IogapError(f'ran needs a run report, got '
-                                 f'{args.report!r}')
+            if not args.report:
+                raise IogapError('ran needs a run report: python -m '
+                                 'iogap.plan ran output/reports/run-report-'
+                                 '<n>.json')
             from iogap.plan import ran
             print(ran.render(args.report))
         elif args.what == 'cost':
@@ -170,6 +215,7 @@ def main(argv=None):
             print(doc.render(args))
     except IogapError as err:
         sys.exit(f'iogap.plan: {err}')
+
 
 
 if __name__ == '__main__':
