@@ -15,7 +15,6 @@ import math
 import os
 import re
 import shlex
-import sys
 
 from iogap.errors import IogapError
 
@@ -102,9 +101,10 @@ def date(text):
 
 
 def regex(text):
-    '''A Python regular expression, compiled.'''
+    '''A Python regular expression (the text, once it compiles).'''
     try:
-        return re.compile(text)
+        re.compile(text)
+        return text
     except re.error as err:
         raise ValueError(f'{text!r} is not a regular expression ({err}): '
                          f'escape the character, e.g. \\( for a '
@@ -128,9 +128,13 @@ def name(text):
     return text
 
 
+#: One word a shell takes as it is
+TOKEN = r'^[^\s\'"\\;&|`$<>()]+$'
+
+
 def token(text):
     '''One word: no space, no newline (it becomes one job option).'''
-    if not re.fullmatch(r'[^\s\'"\\;&|`$<>()]+', str(text)):
+    if not re.fullmatch(TOKEN, str(text)):
         raise ValueError(f'{text!r}: give one word, without spaces, quotes '
                          f'or shell characters (it becomes a job option)')
     return text
@@ -141,6 +145,14 @@ def directory(text):
     if not os.path.isdir(text):
         raise ValueError(f'{text!r} is not a directory' + (
             '' if os.path.exists(text) else ' (it does not exist)'))
+    return text
+
+
+def file_path(text):
+    '''Where a file is or will be: not a directory.'''
+    if os.path.isdir(text):
+        raise ValueError(f'{text!r} is a directory: give the path of a file '
+                         f'in it')
     return text
 
 
@@ -174,9 +186,3 @@ class Parser(argparse.ArgumentParser):
     def error(self, message):
         self.exit(2, f'{self.prog}: {message} ({self.prog} --help for '
                      f'usage)\n')
-
-
-def stop(prog, err):
-    '''Exit with ``err`` in one line on stderr.'''
-    print(f'{prog}: {err}', file=sys.stderr)
-    sys.exit(2)

@@ -191,6 +191,10 @@ def main(argv=None):
         print(f'nightly: RED: cannot write {err.filename}: {err.strerror}',
               file=sys.stderr, flush=True)
         return 1
+    except IogapError as err:
+        # a setting, profile or reference file the night cannot use
+        print(f'nightly: RED: {err}', file=sys.stderr, flush=True)
+        return 1
 
 
 if __name__ == '__main__':
