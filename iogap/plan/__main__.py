@@ -5,6 +5,7 @@ options that select it; ``--json`` writes the plan for the run report);
 
 import json
 import os
+import re
 import sys
 
 from iogap import inputs, profile
@@ -40,7 +41,7 @@ def load(system, db, within=None, left_out=None):
     found = cases.measured()
     if within:
         found = {k: c for k, c in found.items()
-                 if within.search(c.family)}
+                 if re.search(within, c.family)}
     db = db or os.environ.get('IOGAP_RESULTS_DB') or \
         os.path.join(ROOT, 'output', 'results.db')
     db = _history(db)
