@@ -18,7 +18,7 @@ from iogap.errors import IogapError, ProfileError
 from iogap.profile import schema, source
 from iogap.profile.selection import (  # noqa: F401 (the package's API)
     GENERIC, GENERIC_SYSTEM, ROOT, SLURM_CONFS, SYSTEMS_DIR, hostnames,
-    requested_system, select, slurm_conf, system_files)
+    requested_system, select, slurm_conf, system_files, system_names)
 
 _current = None
 
