@@ -148,6 +148,23 @@ def directory(text):
     return text
 
 
+def existing_file(text):
+    '''A file that is there to be read.'''
+    if not os.path.isfile(text):
+        raise ValueError(f'{text!r} is not a file' + (
+            '' if os.path.exists(text) else ' (it does not exist)'))
+    return text
+
+
+def pairs(text):
+    '''``key=value,key=value``: a dict.'''
+    items = [item.split('=', 1) for item in str(text).split(',')]
+    if not all(len(i) == 2 and i[0].strip() for i in items):
+        raise ValueError(f'{text!r}: give key=value pairs separated by '
+                         f'commas')
+    return dict(items)
+
+
 def file_path(text):
     '''Where a file is or will be: not a directory.'''
     if os.path.isdir(text):

@@ -117,6 +117,9 @@ NIGHTS = [
      "has that name: give one of anyhost, cori"),
     ({'IOGAP_NIGHT_PARTITION': 'knl'}, 'IOGAP_NIGHT_PARTITION=knl: anyhost '
      'has no such partition: give one of default'),
+    ({'IOGAP_NIGHT_SELECT': '-n DDSingleStream@0',
+      'IOGAP_NIGHT_EXTRAS': 'plan_night'}, "IOGAP_NIGHT_EXTRAS: 'plan_night'"
+     ": give key=value pairs"),
 ]
 
 
@@ -134,6 +137,20 @@ def test_a_bad_nightly_variable_is_one_red_line_before_anything_runs(
     assert one_line(proc, said).startswith('nightly: RED: ')
     assert 'reframe' not in proc.stdout
     assert not history.exists() and not (tmp_path / 'out').exists()
+
+
+def test_a_verdict_on_reframe_output_that_is_not_there_is_one_line(
+        tmp_path):
+    '''Its skip reasons were taken for none: a green verdict.'''
+    report = os.path.join('tests', 'data', 'plan',
+                          'planned-night-minicluster.json')
+    for where, said in ((tmp_path / 'none.out', 'is not a file (it does not '
+                         'exist)'), (tmp_path, 'is not a file')):
+        proc = subprocess.run([sys.executable, '-m', 'ci.nightly', 'verdict',
+                               report, '--stdout', str(where)], cwd=ROOT,
+                              env=clean_env(), capture_output=True,
+                              text=True, timeout=60)
+        one_line(proc, f"--stdout: '{where}' {said}")
 
 
 @pytest.fixture

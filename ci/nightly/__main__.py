@@ -13,14 +13,13 @@ runs the node sweep of the night's plan (ci/nightly/sweep.py).
 the series of nights of a results database (docs/changepoints.md).
 '''
 
-import argparse
 import json
 import os
 import sys
 
 from ci.nightly import changepoint, history, verdict
 from ci.nightly.night import Night, shown
-from iogap import resultsdb
+from iogap import inputs, resultsdb
 from iogap.errors import IogapError
 from iogap.report import load
 from iogap.runguard import replace_file
@@ -157,7 +156,7 @@ def recheck(args):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog='python -m ci.nightly',
+    parser = inputs.Parser(prog='python -m ci.nightly',
                                      description=__doc__.split('\n')[0])
     sub = parser.add_subparsers(dest='command', required=True)
     sub.add_parser('suite', help="run, compare and judge tonight's suite")
@@ -167,7 +166,8 @@ def main(argv=None):
                    'not judged)')
     again = sub.add_parser('verdict', help='judge a run from its files')
     again.add_argument('report', help='the ReFrame run report')
-    again.add_argument('--stdout', help="reframe's stdout (skip reasons)")
+    again.add_argument('--stdout', type=inputs.option(inputs.existing_file),
+                       help="reframe's stdout (skip reasons)")
     steps = sub.add_parser('changepoints', help='judge the series of nights '
                            'of a results database for step changes')
     steps.add_argument('db', help="ReFrame's results database")

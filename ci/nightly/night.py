@@ -28,6 +28,7 @@ SETTINGS = {
     'IOGAP_HISTORY_NIGHTS': inputs.count,
     'IOGAP_SELECT': inputs.words,
     'IOGAP_NIGHT_SELECT': inputs.words,
+    'IOGAP_NIGHT_EXTRAS': inputs.pairs,
     'IOGAP_NIGHT_JOB': inputs.name,
     'IOGAP_NIGHT_PARTITION': inputs.name,
     'IOGAP_NIGHT_NODE_HOURS': inputs.node_hours,

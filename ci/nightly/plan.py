@@ -59,8 +59,7 @@ def tonight(night, environ):
     '''``(reframe options, session extras)`` of tonight's plan, or
     ``([], {})`` when no budget is set.'''
     if environ.get('IOGAP_NIGHT_SELECT'):       # planned for this job
-        extras = dict(item.split('=', 1) for item in environ.get(
-            'IOGAP_NIGHT_EXTRAS', '').split(',') if '=' in item)
+        extras = inputs.env(environ, 'IOGAP_NIGHT_EXTRAS', inputs.pairs, {})
         return inputs.env(environ, 'IOGAP_NIGHT_SELECT', inputs.words), \
             extras
     if not any(environ.get(v) for v in BUDGET) and \
