@@ -262,6 +262,21 @@ def test_a_broken_sibling_profile_stops_no_other_systems_command(repo):
             "unknown key 'same_sokcet'" in notice
 
 
+@pytest.mark.parametrize('argv,environ', [
+    (['reframe', '--system', 'generic'], {}),
+    (['reframe', '--system=generic:default'], {}),
+    (['reframe'], {'RFM_SYSTEM': 'generic'}),
+])
+def test_reframes_builtin_generic_system_is_refused_naming_ours(argv,
+                                                                environ):
+    '''ReFrame would run its builtin system: every check skipped with a
+    key error.'''
+    with pytest.raises(ProfileError, match="--system generic is ReFrame's "
+                       "builtin system, not a profile: give --system "
+                       "anyhost"):
+        profile.select(argv, environ, 'laptop')
+
+
 def test_a_job_option_from_the_environment_is_one_word():
     with pytest.raises(IogapError, match="IOGAP_ACCOUNT: 'm1\\\\nrm -rf ~': "
                        "give one word"):

@@ -26,11 +26,9 @@ def load(system, db, within=None, left_out=None):
     from iogap.judge import references
     from iogap.plan import cases, cost
     name = profile.current()['name']
-    if system and system.split(':')[0] not in (name, profile.GENERIC if
-                                               name == profile.GENERIC_SYSTEM
-                                               else name):
-        raise IogapError(f'no profile for system {system!r} (systems/: '
-                         f'{", ".join(sorted(profile.system_files()))})')
+    if system and system.split(':')[0] != name:
+        raise IogapError(f'no profile for system {system!r}: give one of '
+                         f'{", ".join(sorted(profile.system_names()))}')
     if system and ':' in system:
         raise IogapError(f'--system {system}: a plan spans every partition '
                          f'of its system: give --system '

@@ -90,6 +90,12 @@ def select(argv, environ, hostname=None):
     claim, or a Slurm host that none claims, is refused in one line.'''
     files = system_files()
     wanted = requested_system(argv, environ)
+    if wanted == GENERIC:
+        # ReFrame would run its builtin system, which no check knows
+        raise ProfileError(f'--system {GENERIC} is ReFrame\'s builtin '
+                           f'system, not a profile: give --system '
+                           f'{GENERIC_SYSTEM} for the generic profile '
+                           f'(systems/{GENERIC}.py)')
     if wanted == GENERIC_SYSTEM:
         wanted = GENERIC
     if wanted:
