@@ -29,6 +29,13 @@ def clean_env(**more):
     return dict(env, SLURM_CONF='', **more)
 
 
+def run(*argv, cwd=ROOT, **env):
+    '''``python -m *argv`` as a cron runs it; a hang fails the test.'''
+    return subprocess.run([sys.executable, '-m', *argv], cwd=cwd,
+                          env=clean_env(**env), capture_output=True,
+                          text=True, timeout=120)
+
+
 def one_line(proc, *said):
     '''The command failed with one line on stderr holding ``said``.'''
     text = proc.stdout + proc.stderr
@@ -76,10 +83,7 @@ PLANS = [
 @pytest.mark.parametrize('argv,env,said', PLANS,
                          ids=[' '.join(a) or str(e) for a, e, _ in PLANS])
 def test_a_bad_plan_input_is_one_line(argv, env, said):
-    proc = subprocess.run([sys.executable, '-m', 'iogap.plan', 'night',
-                           *argv], cwd=ROOT, env=clean_env(**env),
-                          capture_output=True, text=True, timeout=60)
-    one_line(proc, said)
+    one_line(run('iogap.plan', 'night', *argv, **env), said)
 
 
 def test_a_plan_with_nowhere_to_go_or_no_history_to_read_is_one_line(
@@ -88,9 +92,7 @@ def test_a_plan_with_nowhere_to_go_or_no_history_to_read_is_one_line(
     garbage.write_bytes(os.urandom(3000))
 
     def plan(*argv):
-        return subprocess.run([sys.executable, '-m', 'iogap.plan', *argv],
-                              cwd=ROOT, env=clean_env(), capture_output=True,
-                              text=True, timeout=60)
+        return run('iogap.plan', *argv)
     # a history that cannot be read was taken for none: a plan of nothing ran
     one_line(plan('night', '--node-hours', '1', '--db', str(garbage)),
              f'results database {garbage} is not an SQLite database: no '
@@ -128,12 +130,8 @@ NIGHTS = [
 def test_a_bad_nightly_variable_is_one_red_line_before_anything_runs(
         tmp_path, env, said):
     history = tmp_path / 'history'
-    proc = subprocess.run([sys.executable, '-m', 'ci.nightly', 'suite'],
-                          cwd=ROOT, capture_output=True, text=True,
-                          timeout=60, env=clean_env(
-                              IOGAP_OUTPUT=str(tmp_path / 'out'),
-                              IOGAP_RESULTS_DB=str(history / 'results.db'),
-                              **env))
+    proc = run('ci.nightly', 'suite', IOGAP_OUTPUT=str(tmp_path / 'out'),
+               IOGAP_RESULTS_DB=str(history / 'results.db'), **env)
     assert one_line(proc, said).startswith('nightly: RED: ')
     assert 'reframe' not in proc.stdout
     assert not history.exists() and not (tmp_path / 'out').exists()
@@ -146,11 +144,8 @@ def test_a_verdict_on_reframe_output_that_is_not_there_is_one_line(
                           'planned-night-minicluster.json')
     for where, said in ((tmp_path / 'none.out', 'is not a file (it does not '
                          'exist)'), (tmp_path, 'is not a file')):
-        proc = subprocess.run([sys.executable, '-m', 'ci.nightly', 'verdict',
-                               report, '--stdout', str(where)], cwd=ROOT,
-                              env=clean_env(), capture_output=True,
-                              text=True, timeout=60)
-        one_line(proc, f"--stdout: '{where}' {said}")
+        one_line(run('ci.nightly', 'verdict', report, '--stdout',
+                     str(where)), f"--stdout: '{where}' {said}")
 
 
 @pytest.fixture
@@ -244,16 +239,12 @@ def repo(tmp_path):
 
 
 def test_a_broken_sibling_profile_stops_no_other_systems_command(repo):
-    def run(*argv):
-        return subprocess.run([sys.executable, '-m', *argv], cwd=repo,
-                              env=clean_env(), capture_output=True,
-                              text=True, timeout=300)
     report = os.path.join('tests', 'data', 'plan',
                           'planned-night-minicluster.json')
-    proc = run('iogap.rebaseline', report, '--dry-run')
+    proc = run('iogap.rebaseline', report, '--dry-run', cwd=repo)
     assert proc.returncode == 0 and '+++ b/reference/minicluster.yaml' in \
         proc.stdout, proc.stdout + proc.stderr
-    audit = run('iogap.judge.audit', 'reference/cori.yaml')
+    audit = run('iogap.judge.audit', 'reference/cori.yaml', cwd=repo)
     assert audit.returncode == 0, audit.stdout + audit.stderr
     for proc in (proc, audit):
         [notice] = [line for line in proc.stderr.splitlines()

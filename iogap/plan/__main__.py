@@ -65,33 +65,8 @@ def _history(db):
 
 def budget(args, costs):
     '''The night's budget; ``40%`` is that share of the full night.'''
-    from iogap.plan.night import Budget
-    hours = args.node_hours or inputs.env(
-        os.environ, 'IOGAP_NIGHT_NODE_HOURS', inputs.node_hours)
-    wall = args.wall or inputs.env(os.environ, 'IOGAP_NIGHT_WALL',
-                                   inputs.duration)
-    if not hours and not wall:
-        # the profile's own: each partition's extras['night_node_hours']
-        hours = {p['name']: p['extras']['night_node_hours']
-                 for p in profile.current()['partitions']
-                 if p['extras'].get('night_node_hours')}
-    _known_partitions(hours or {})
-    from iogap.plan.cost import totals
-    full = totals(costs).values()
-    return Budget.of(hours or {}, wall, (sum(r[1] for r in full),
-                                         sum(r[2] for r in full)))
-
-
-def _known_partitions(hours):
-    '''Refuse a budget naming a partition the profile lacks: the
-    partitions it meant would be planned without limit.'''
-    system = profile.current()
-    names = {p['name'] for p in system['partitions']} | set(
-        profile.omitted())
-    for part in sorted(set(hours) - names - {'*'}):
-        raise IogapError(f'the night budget names partition {part!r}, which '
-                         f'{system["name"]} does not have: give one of '
-                         f'{", ".join(sorted(names))}')
+    from iogap.plan.budget import tonight
+    return tonight(args.node_hours, args.wall, costs)
 
 
 def plan(args, left_out=None):

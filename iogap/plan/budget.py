@@ -1,7 +1,9 @@
 '''A night's budget: node-hours per partition or in all, and wall time
 (the jobs one after another); and what a set of variants uses of it.'''
 
-from iogap import inputs
+import os
+
+from iogap import inputs, profile
 from iogap.errors import IogapError
 
 #: Wall seconds of a judgement (local arithmetic on figures)
@@ -91,3 +93,35 @@ def usage(selects, variants, costs):
             used[key[1]] = used.get(key[1], 0) + cost.node_hours
             used['wall'] += cost.seconds
     return used
+
+
+def tonight(node_hours, wall, costs):
+    '''The night's budget: ``node_hours`` and ``wall`` as the options gave
+    them (checked by :mod:`iogap.inputs`), else the pipeline's variables,
+    else each partition's ``night_node_hours``; a share (``40%``) is of
+    the full night ``costs`` make.'''
+    hours = node_hours or inputs.env(os.environ, 'IOGAP_NIGHT_NODE_HOURS',
+                                     inputs.node_hours)
+    wall = wall or inputs.env(os.environ, 'IOGAP_NIGHT_WALL',
+                              inputs.duration)
+    if not hours and not wall:
+        hours = {p['name']: p['extras']['night_node_hours']
+                 for p in profile.current()['partitions']
+                 if p['extras'].get('night_node_hours')}
+    _known_partitions(hours or {})
+    from iogap.plan.cost import totals
+    full = totals(costs).values()
+    return Budget.of(hours or {}, wall, (sum(r[1] for r in full),
+                                         sum(r[2] for r in full)))
+
+
+def _known_partitions(hours):
+    '''Refuse a budget naming a partition the profile lacks: the
+    partitions it meant would be planned without limit.'''
+    system = profile.current()
+    names = {p['name'] for p in system['partitions']} | set(
+        profile.omitted())
+    for part in sorted(set(hours) - names - {'*'}):
+        raise IogapError(f'the night budget names partition {part!r}, which '
+                         f'{system["name"]} does not have: give one of '
+                         f'{", ".join(sorted(names))}')

@@ -24,7 +24,8 @@ def shown(path):
 def key_line(path, key):
     '''The first line of ``path`` that writes ``key`` (quoted, or as a
     keyword), or ``None``.'''
-    pattern = re.compile(rf'''(['"]){re.escape(key)}\1|\b{re.escape(key)}\s*=''')
+    word = re.escape(key)
+    pattern = re.compile(rf'''(['"]){word}\1|\b{word}\s*=''')
     try:
         with open(path, errors='replace') as fp:
             return next((n for n, line in enumerate(fp, 1)
@@ -74,8 +75,8 @@ def hostnames(path):
                            f'-m py_compile {shown(path)})', shown(path),
                            err.lineno) from None
     for node in tree.body:
-        if (isinstance(node, ast.Assign) and
-                any(getattr(t, 'id', '') == 'HOSTNAMES' for t in node.targets)):
+        if isinstance(node, ast.Assign) and any(
+                getattr(t, 'id', '') == 'HOSTNAMES' for t in node.targets):
             return _patterns(path, node)
     return []
 
