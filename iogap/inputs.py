@@ -148,6 +148,20 @@ def directory(text):
     return text
 
 
+def node_state(text):
+    '''``1`` (yes), or the Slurm node state(s) a sweep takes
+    (``idle|idle+reserved``); an "off" word is a mistake: the variable is
+    unset to sweep nothing (a pipeline runs the sweep when it is set).'''
+    if text.strip().lower() in ('0', 'no', 'false', 'off'):
+        raise ValueError(f'{text!r}: to sweep no node, leave it unset (the '
+                         f'sweep job runs whenever it is set); give 1 or a '
+                         f'node state')
+    if not re.fullmatch(r'[A-Za-z0-9_+|]+', text.strip()):
+        raise ValueError(f'{text!r}: give 1, or Slurm node states joined '
+                         f'by |, e.g. idle|idle+reserved')
+    return text.strip()
+
+
 def existing_file(text):
     '''A file that is there to be read.'''
     if not os.path.isfile(text):

@@ -71,6 +71,9 @@ PLANS = [
      "time above 0"),
     (['--node-hours', '1'], {'IOGAP_CANARIES': '('},
      "IOGAP_CANARIES: '(' is not a regular expression"),
+    # an "off" word asked for a sweep (and GitLab runs the sweep job)
+    (['--node-hours', '1'], {'IOGAP_NIGHT_SWEEP': '0'},
+     "IOGAP_NIGHT_SWEEP: '0': to sweep no node, leave it unset"),
     # a partition the profile lacks: the others would be planned unbounded
     (['--node-hours', 'knl=5'], {}, "names partition 'knl', which anyhost "
      "does not have: give one of default"),
@@ -81,7 +84,9 @@ PLANS = [
 
 
 @pytest.mark.parametrize('argv,env,said', PLANS,
-                         ids=[' '.join(a) or str(e) for a, e, _ in PLANS])
+                         ids=[' '.join([*a, *(f'{k}={v}' for k, v in
+                                               e.items())])
+                              for a, e, _ in PLANS])
 def test_a_bad_plan_input_is_one_line(argv, env, said):
     one_line(run('iogap.plan', 'night', *argv, **env), said)
 
@@ -119,6 +124,8 @@ NIGHTS = [
      "has that name: give one of anyhost, cori"),
     ({'IOGAP_NIGHT_PARTITION': 'knl'}, 'IOGAP_NIGHT_PARTITION=knl: anyhost '
      'has no such partition: give one of default'),
+    ({'IOGAP_NIGHT_SWEEP': 'no'}, "IOGAP_NIGHT_SWEEP: 'no': to sweep no "
+     "node, leave it unset"),
     ({'IOGAP_NIGHT_SELECT': '-n DDSingleStream@0',
       'IOGAP_NIGHT_EXTRAS': 'plan_night'}, "IOGAP_NIGHT_EXTRAS: 'plan_night'"
      ": give key=value pairs"),

@@ -35,6 +35,7 @@ SETTINGS = {
     'IOGAP_NIGHT_WALL': inputs.duration,
     'IOGAP_NIGHT_WITHIN': inputs.regex,
     'IOGAP_CANARIES': inputs.regex,
+    'IOGAP_NIGHT_SWEEP': inputs.node_state,
     'IOGAP_REFERENCE_DIR': inputs.directory,
     'IOGAP_RESULTS_DB': inputs.file_path,
 }

@@ -75,9 +75,10 @@ def plan(args, left_out=None):
                                                args.within, left_out)
     canaries = args.canaries or inputs.env(os.environ, 'IOGAP_CANARIES',
                                            inputs.regex)
+    sweeps = getattr(args, 'sweep', False) or inputs.env(
+        os.environ, 'IOGAP_NIGHT_SWEEP', inputs.node_state)
     made = Plan(found, judgements, costs, budget(args, costs), canaries,
-                ran, sweeps=bool(getattr(args, 'sweep', False) or
-                                 os.environ.get('IOGAP_NIGHT_SWEEP')))
+                ran, sweeps=bool(sweeps))
     index = args.night if args.night is not None else night_index(args.date)
     return name, made, index
 
