@@ -140,12 +140,16 @@ def token(text):
     return text
 
 
-def directory(text):
-    '''A directory that exists.'''
-    if not os.path.isdir(text):
-        raise ValueError(f'{text!r} is not a directory' + (
+def _there(text, test, what):
+    if not test(text):
+        raise ValueError(f'{text!r} is not {what}' + (
             '' if os.path.exists(text) else ' (it does not exist)'))
     return text
+
+
+def directory(text):
+    '''A directory that exists.'''
+    return _there(text, os.path.isdir, 'a directory')
 
 
 def node_state(text):
@@ -164,10 +168,7 @@ def node_state(text):
 
 def existing_file(text):
     '''A file that is there to be read.'''
-    if not os.path.isfile(text):
-        raise ValueError(f'{text!r} is not a file' + (
-            '' if os.path.exists(text) else ' (it does not exist)'))
-    return text
+    return _there(text, os.path.isfile, 'a file')
 
 
 def pairs(text):
