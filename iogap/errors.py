@@ -7,15 +7,30 @@ class IogapError(ReframeError):
     '''A problem in the user's input: profile, references, sizes, scratch.'''
 
 
-class ProfileError(IogapError):
+class Located:
+    '''An error in a file a user writes: ``path:line: message``; the
+    path, the line (``None`` where none is known), the key it is in and
+    the bare message are kept, to be placed where they are known.'''
+
+    def __init__(self, message, path=None, line=None, key=None):
+        self.bare, self.path, self.line, self.key = message, path, line, key
+        where = ':'.join(str(w) for w in (path, line) if w)
+        super().__init__(f'{where}: {message}' if where else message)
+
+    def at(self, path, line):
+        '''This error, placed in ``path`` at ``line``.'''
+        return type(self)(self.bare, path, line, self.key)
+
+
+class ProfileError(Located, IogapError):
     '''A system profile is unusable; the message names system, partition
-    and key.'''
+    and key, and the file and line where one is known.'''
 
 
 class ScratchError(IogapError):
     '''The scratch root cannot be used; the message says why and the fix.'''
 
 
-class ReferenceFileError(IogapError):
+class ReferenceFileError(Located, IogapError):
     '''A reference file is malformed; the message names file, line, key and
     value.'''

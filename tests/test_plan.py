@@ -200,7 +200,7 @@ def test_the_profile_can_state_the_budget(cori, monkeypatch):
 
 def test_bad_input_is_one_line(capsys):
     from iogap.plan import __main__ as cli
-    with pytest.raises(SystemExit, match='ran needs a run report'):
+    with pytest.raises(SystemExit, match='nonexistent.json: No such file'):
         cli.main(['ran', '/nonexistent.json'])
     # a profile of its own: in a process of its own
     proc = subprocess.run([sys.executable, '-m', 'iogap.plan', 'cost',

@@ -187,8 +187,8 @@ def test_account_qos_reservation_and_mpi_type_are_profile_data():
 
 def test_the_good_partition_and_the_shipped_profiles_pass():
     schema.validate_partition('site', GOOD)
-    for stem in profile.system_files():
-        profile.load(['x', '--system', stem], {})
+    for name in profile.system_names():
+        profile.load(['x', '--system', name], {})
 
 
 def test_docs_table_is_generated_from_the_schema():

@@ -14,14 +14,13 @@ runs the node sweep of the night's plan (ci/nightly/sweep.py).
 the series of nights of a results database (docs/changepoints.md).
 '''
 
-import argparse
 import json
 import os
 import sys
 
 from ci.nightly import changepoint, history, junit, verdict
 from ci.nightly.night import Night, shown
-from iogap import resultsdb
+from iogap import inputs, resultsdb
 from iogap.errors import IogapError
 from iogap.report import load
 from iogap.runguard import replace_file
@@ -167,7 +166,7 @@ def recheck(args):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog='python -m ci.nightly',
+    parser = inputs.Parser(prog='python -m ci.nightly',
                                      description=__doc__.split('\n')[0])
     sub = parser.add_subparsers(dest='command', required=True)
     sub.add_parser('suite', help="run, compare and judge tonight's suite")
@@ -177,7 +176,8 @@ def main(argv=None):
                    'not judged)')
     again = sub.add_parser('verdict', help='judge a run from its files')
     again.add_argument('report', help='the ReFrame run report')
-    again.add_argument('--stdout', help="reframe's stdout (skip reasons)")
+    again.add_argument('--stdout', type=inputs.option(inputs.existing_file),
+                       help="reframe's stdout (skip reasons)")
     steps = sub.add_parser('changepoints', help='judge the series of nights '
                            'of a results database for step changes')
     steps.add_argument('db', help="ReFrame's results database")
@@ -200,6 +200,10 @@ def main(argv=None):
         # A full or read-only output: one line, a red night
         print(f'nightly: RED: cannot write {err.filename}: {err.strerror}',
               file=sys.stderr, flush=True)
+        return 1
+    except IogapError as err:
+        # a setting, profile or reference file the night cannot use
+        print(f'nightly: RED: {err}', file=sys.stderr, flush=True)
         return 1
 
 

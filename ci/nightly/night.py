@@ -8,6 +8,8 @@ import shlex
 import subprocess
 import sys
 
+from iogap import inputs
+from iogap.errors import IogapError
 from iogap.runguard import replace_file
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -20,6 +22,25 @@ def shown(path):
     return path if rel.startswith('..') else rel
 
 
+#: The job's variables and the check each value must pass: a bad one stops
+#: the night before anything runs, in one line naming it
+SETTINGS = {
+    'IOGAP_HISTORY_NIGHTS': inputs.count,
+    'IOGAP_SELECT': inputs.words,
+    'IOGAP_NIGHT_SELECT': inputs.words,
+    'IOGAP_NIGHT_EXTRAS': inputs.pairs,
+    'IOGAP_NIGHT_JOB': inputs.name,
+    'IOGAP_NIGHT_PARTITION': inputs.name,
+    'IOGAP_NIGHT_NODE_HOURS': inputs.node_hours,
+    'IOGAP_NIGHT_WALL': inputs.duration,
+    'IOGAP_NIGHT_WITHIN': inputs.regex,
+    'IOGAP_CANARIES': inputs.regex,
+    'IOGAP_NIGHT_SWEEP': inputs.node_state,
+    'IOGAP_REFERENCE_DIR': inputs.directory,
+    'IOGAP_RESULTS_DB': inputs.file_path,
+}
+
+
 class Night:
     '''What tonight runs and where it keeps what it produces. A job of a
     night split per partition (``IOGAP_NIGHT_JOB``) keeps it apart, in
@@ -27,6 +48,8 @@ class Night:
     (``IOGAP_NIGHT_PARTITION``; none: every partition).'''
 
     def __init__(self, environ, job=None, partition=None):
+        checked = {var: inputs.env(environ, var, check)
+                   for var, check in SETTINGS.items()}
         self.system = environ.get('IOGAP_SYSTEM') or None
         self.output = os.path.abspath(environ.get('IOGAP_OUTPUT') or
                                       os.path.join(ROOT, 'output'))
@@ -34,8 +57,8 @@ class Night:
         self.partition = partition or \
             environ.get('IOGAP_NIGHT_PARTITION') or None
         self.dir = os.path.join(self.output, 'ci', *filter(None, [self.job]))
-        self.select = shlex.split(environ.get('IOGAP_SELECT', ''))
-        self.nights = int(environ.get('IOGAP_HISTORY_NIGHTS') or 7)
+        self.select = checked['IOGAP_SELECT'] or []
+        self.nights = checked['IOGAP_HISTORY_NIGHTS'] or 7
         from ci.nightly import provenance
         self.extras = {'pipeline': environ.get('CI_PIPELINE_ID', 'local'),
                        'commit': environ.get('CI_COMMIT_SHA', 'none'),
@@ -56,6 +79,16 @@ class Night:
         argv = ['reframe'] + (['--system', self.system] if self.system
                               else [])
         system = profile.load(argv, os.environ)['systems'][0]
+        if self.system and self.system != system['name']:
+            raise IogapError(f'IOGAP_SYSTEM={self.system}: no profile\'s '
+                             f'system has that name: give one of '
+                             f'{", ".join(sorted(profile.system_names()))} '
+                             f'(a partition goes in IOGAP_NIGHT_PARTITION)')
+        parts = [p['name'] for p in system['partitions']]
+        if self.partition and self.partition not in parts:
+            raise IogapError(f'IOGAP_NIGHT_PARTITION={self.partition}: '
+                             f'{system["name"]} has no such partition: give '
+                             f'one of {", ".join(parts)}')
         self.system = self.system or system['name']
         if not self.results_db:
             root = system['partitions'][0]['extras']['scratch_root']

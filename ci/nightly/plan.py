@@ -16,6 +16,7 @@ import subprocess
 import sys
 
 from ci.nightly.night import ROOT
+from iogap import inputs
 
 #: The pipeline's variables that ask for a plan (or the profile's
 #: extras['night_node_hours'])
@@ -58,9 +59,9 @@ def tonight(night, environ):
     '''``(reframe options, session extras)`` of tonight's plan, or
     ``([], {})`` when no budget is set.'''
     if environ.get('IOGAP_NIGHT_SELECT'):       # planned for this job
-        extras = dict(item.split('=', 1) for item in environ.get(
-            'IOGAP_NIGHT_EXTRAS', '').split(',') if '=' in item)
-        return shlex.split(environ['IOGAP_NIGHT_SELECT']), extras
+        extras = inputs.env(environ, 'IOGAP_NIGHT_EXTRAS', inputs.pairs, {})
+        return inputs.env(environ, 'IOGAP_NIGHT_SELECT', inputs.words), \
+            extras
     if not any(environ.get(v) for v in BUDGET) and \
             not _profile_budget(night.system):
         return [], {}

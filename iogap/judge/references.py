@@ -32,8 +32,8 @@ import os
 import jsonschema
 import yaml
 
-from iogap import profile
-from iogap.errors import ReferenceFileError
+from iogap import inputs, profile
+from iogap.errors import IogapError, ReferenceFileError
 from iogap.judge import audit, lines, meaning, schema
 
 
@@ -43,8 +43,7 @@ class File:
     def __init__(self, path, system, partitions, enforce=True):
         self.path, self.system = path, system
         self.partitions = {p.fullname.split(':')[1]: p for p in partitions}
-        with open(path) as fp:
-            text = fp.read()
+        text = read_text(path)
         try:
             self.data = lines.load(path, text)
         except yaml.YAMLError as err:
@@ -98,6 +97,28 @@ class File:
                    for e in self.data[kind])
 
 
+def read_text(path):
+    '''The text of a reference file, or one line saying why there is
+    none: a directory, an unreadable file, bytes that are not UTF-8.'''
+    try:
+        with open(path, 'rb') as fp:
+            raw = fp.read()
+    except OSError as err:
+        raise ReferenceFileError(f'cannot be read ({err.strerror}): give a '
+                                 f'reference file (YAML)', path) from None
+    try:
+        return raw.decode()
+    except UnicodeDecodeError as err:
+        rel = os.path.relpath(os.path.abspath(path), profile.ROOT)
+        restore = 'a backup' if rel.startswith('..') else \
+            f'git checkout {rel}'
+        raise ReferenceFileError(
+            f'byte {err.start + 1} (0x{raw[err.start]:02x}) is not UTF-8 '
+            f'text: a reference file is YAML; restore it ({restore}) or '
+            f'rewrite it', path, raw.count(b'\n', 0, err.start) + 1) \
+            from None
+
+
 def _ident(entry):
     return ('name', entry['name']) if 'name' in entry else \
         meaning.entry_key(entry)
@@ -105,8 +126,14 @@ def _ident(entry):
 
 #: Directory of the reference files (``IOGAP_REFERENCE_DIR`` overrides)
 def reference_dir():
-    return os.environ.get('IOGAP_REFERENCE_DIR') or \
-        os.path.join(profile.ROOT, 'reference')
+    try:
+        return inputs.env(os.environ, 'IOGAP_REFERENCE_DIR',
+                          inputs.directory) or \
+            os.path.join(profile.ROOT, 'reference')
+    except IogapError as err:
+        # a directory that is not there judges nothing: never silently
+        raise ReferenceFileError(f'{err}: give the directory of the '
+                                 f'reference files') from None
 
 
 def path_for(system):
@@ -121,7 +148,7 @@ def load(system, partitions):
     nothing judged) when it has none.'''
     global _current
     path = path_for(system)
-    _current = File(path, system, partitions) if os.path.exists(path) \
+    _current = File(path, system, partitions) if os.path.lexists(path) \
         else None
     return _current
 

@@ -3,14 +3,14 @@ costs, and the night that fits a budget (``night`` prints the reframe
 options that select it; ``--json`` writes the plan for the run report);
 ``ran REPORT``: what a night that ran cost, measured.'''
 
-import argparse
 import json
 import os
 import re
 import sys
 
-from iogap import profile
+from iogap import inputs, profile
 from iogap.errors import IogapError
+from iogap.runguard import replace_file
 
 ROOT = profile.ROOT
 
@@ -26,11 +26,15 @@ def load(system, db, within=None, left_out=None):
     from iogap.judge import references
     from iogap.plan import cases, cost
     name = profile.current()['name']
-    if system and system.split(':')[0] not in (name, profile.GENERIC if
-                                               name == profile.GENERIC_SYSTEM
-                                               else name):
-        raise IogapError(f'no profile for system {system!r} (systems/: '
-                         f'{", ".join(sorted(profile.system_files()))})')
+    if system and system.split(':')[0] != name:
+        raise IogapError(f'no profile for system {system!r}: give one of '
+                         f'{", ".join(sorted(profile.system_names()))}')
+    if system and ':' in system:
+        raise IogapError(f'--system {system}: a plan spans every partition '
+                         f'of its system: give --system '
+                         f'{system.split(":")[0]}, and a budget per '
+                         f'partition (--node-hours '
+                         f'{system.split(":")[1]}=N,...)')
     references.load(name, profile.parts())
     found = cases.measured()
     if within:
@@ -38,39 +42,43 @@ def load(system, db, within=None, left_out=None):
                  if re.search(within, c.family)}
     db = db or os.environ.get('IOGAP_RESULTS_DB') or \
         os.path.join(ROOT, 'output', 'results.db')
-    db = db if os.path.isfile(db) else None
+    db = _history(db)
     return name, found, cases.judgements(found, left_out), \
         cost.costs(found, db, name), cost.nights_ran(db, name)
 
 
+def _history(db):
+    '''The results database the plan reads, or ``None`` for a new
+    history; one that cannot be read is refused, not taken for none.'''
+    if db == os.devnull or not os.path.lexists(db):
+        return None
+    from iogap import resultsdb
+    try:
+        resultsdb.check(db)
+    except resultsdb.ResultsDBError as err:
+        if 'writable' not in str(err):    # the plan only reads it
+            raise IogapError(str(err).replace('the run stops before '
+                                              'writing to it', 'no plan '
+                                              'is made of it')) from None
+    return db
+
+
 def budget(args, costs):
     '''The night's budget; ``40%`` is that share of the full night.'''
-    from iogap.plan.night import Budget
-    hours = args.node_hours or os.environ.get('IOGAP_NIGHT_NODE_HOURS')
-    wall = args.wall or os.environ.get('IOGAP_NIGHT_WALL')
-    if not hours and not wall:
-        # the profile's own: each partition's extras['night_node_hours']
-        hours = ','.join(f'{p["name"]}={p["extras"]["night_node_hours"]}'
-                         for p in profile.current()['partitions']
-                         if p['extras'].get('night_node_hours'))
-    from iogap.plan.cost import totals
-    full = totals(costs)
-    if hours and hours.endswith('%'):
-        hours = str(float(hours[:-1]) / 100 *
-                    sum(row[1] for row in full.values()))
-    if wall and wall.endswith('%'):
-        wall = f'{float(wall[:-1]) / 100 * sum(r[2] for r in full.values())}s'
-    return Budget.parse(hours, wall)
+    from iogap.plan.budget import tonight
+    return tonight(args.node_hours, args.wall, costs)
 
 
 def plan(args, left_out=None):
     from iogap.plan.night import Plan, night_index
     name, found, judgements, costs, ran = load(args.system, args.db,
                                                args.within, left_out)
-    made = Plan(found, judgements, costs, budget(args, costs),
-                args.canaries or os.environ.get('IOGAP_CANARIES'), ran,
-                sweeps=bool(getattr(args, 'sweep', False) or
-                            os.environ.get('IOGAP_NIGHT_SWEEP')))
+    canaries = args.canaries or inputs.env(os.environ, 'IOGAP_CANARIES',
+                                           inputs.regex)
+    sweeps = getattr(args, 'sweep', False) or inputs.env(
+        os.environ, 'IOGAP_NIGHT_SWEEP', inputs.node_state)
+    made = Plan(found, judgements, costs, budget(args, costs), canaries,
+                ran, sweeps=bool(sweeps))
     index = args.night if args.night is not None else night_index(args.date)
     return name, made, index
 
@@ -91,8 +99,12 @@ def print_night(args):
     if args.json:
         if args.rotation:
             summary['rotation'] = made.record(index)
-        with open(args.json, 'w') as fp:
-            json.dump(summary, fp, indent=1)
+        try:
+            replace_file(args.json, json.dumps(summary, indent=1))
+        except OSError as err:
+            raise IogapError(f'--json {args.json}: cannot write it '
+                             f'({err.strerror}): give a file in a writable '
+                             f'directory') from None
     print(' '.join(f'-n {s}' for s in summary['selects']))
     say_night(name, made, index, summary)
 
@@ -121,22 +133,29 @@ def say_night(name, made, index, summary):
 
 
 def _parser():
-    parser = argparse.ArgumentParser(prog='python -m iogap.plan')
+    parser = inputs.Parser(prog='python -m iogap.plan')
     parser.add_argument('what', choices=['cost', 'night', 'doc', 'ran'])
     parser.add_argument('report', nargs='?', help='ran: a run report')
     parser.add_argument('--system')
     parser.add_argument('--db', help='results database (default: '
                         'IOGAP_RESULTS_DB, else output/results.db)')
-    parser.add_argument('--within', help='only the checks matching this '
+    parser.add_argument('--within', type=inputs.option(inputs.regex),
+                        help='only the checks matching this '
                         'regular expression (and judgements of them)')
-    parser.add_argument('--canaries', help='Check@N regular expression '
+    parser.add_argument('--canaries', type=inputs.option(inputs.regex),
+                        help='Check@N regular expression '
                         '(default: derived from the judgements\' audit)')
     parser.add_argument('--cases', action='store_true',
                         help='cost: every case, not only the totals')
-    parser.add_argument('--node-hours', help='200, or knl=100,haswell=80')
-    parser.add_argument('--wall', help='wall time a night, e.g. 20m')
-    parser.add_argument('--night', type=int, help='night index')
-    parser.add_argument('--date', help='YYYY-MM-DD (default: today, UTC)')
+    parser.add_argument('--node-hours', type=inputs.option(inputs.node_hours),
+                        help='200, 40%% (of the full night), or '
+                        'knl=100,haswell=80')
+    parser.add_argument('--wall', type=inputs.option(inputs.duration),
+                        help='wall time a night, e.g. 20m, or 40%%')
+    parser.add_argument('--night', type=inputs.option(
+        lambda text: inputs.count(text, least=0)), help='night index')
+    parser.add_argument('--date', type=inputs.option(inputs.date),
+                        help='YYYY-MM-DD (default: today, UTC)')
     parser.add_argument('--json', help='night: write the plan here')
     parser.add_argument('--rotation', action='store_true', help='--json '
                         'also holds the nights ahead until every case has '
@@ -154,9 +173,10 @@ def main(argv=None):
     args = _parser().parse_args(argv)
     try:
         if args.what == 'ran':
-            if not args.report or not os.path.isfile(args.report):
-                raise IogapError(f'ran needs a run report, got '
-                                 f'{args.report!r}')
+            if not args.report:
+                raise IogapError('ran needs a run report: python -m '
+                                 'iogap.plan ran output/reports/run-report-'
+                                 '<n>.json')
             from iogap.plan import ran
             print(ran.render(args.report))
         elif args.what == 'cost':
@@ -170,6 +190,7 @@ def main(argv=None):
             print(doc.render(args))
     except IogapError as err:
         sys.exit(f'iogap.plan: {err}')
+
 
 
 if __name__ == '__main__':

@@ -57,11 +57,11 @@ def derived(plan, by_entry, ref):
 def declared(plan, pattern):
     '''Canaries named by a regular expression over ``Check@N``
     (``IOGAP_CANARIES``): a judgement brings its sides.'''
-    chosen = set()
+    pattern, chosen = re.compile(pattern), set()
     for sel in [*plan.variants, *plan.needs]:
-        if re.fullmatch(pattern, sel):
+        if pattern.fullmatch(sel):
             chosen.update(plan.needs.get(sel, [sel]))
     if not chosen:
-        raise IogapError(f'canaries {pattern!r} match no variant of '
+        raise IogapError(f'canaries {pattern.pattern!r} match no variant of '
                          f'this profile (Check@N, as -n takes them)')
-    return sorted(chosen), f'declared: {pattern}'
+    return sorted(chosen), f'declared: {pattern.pattern}'

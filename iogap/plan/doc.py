@@ -32,6 +32,13 @@ def _head(name, node_hours):
         '']
 
 
+def _said(hours):
+    '''``--node-hours`` as it was given, from its checked value.'''
+    return ','.join(('' if k == '*' else f'{k}=') + (
+        f'{v[1] * 100:g}%' if isinstance(v, tuple) else f'{v:g}')
+        for k, v in hours.items())
+
+
 def render(args):
     # the families take their values from the profile: import after it
     from iogap.plan.__main__ import plan
@@ -42,7 +49,7 @@ def render(args):
     nights = [made.summary(i) for i in range(made.length)]
     parts = sorted(full)
     lines = [
-        *_head(name, args.node_hours),
+        *_head(name, _said(args.node_hours or {})),
         '## The full night',
         '',
         *cost_table(name, made.costs).splitlines()[2:],

@@ -177,7 +177,7 @@ class Plan:
 
 
 def night_index(date=None):
-    '''Days since 1970-01-01 of ``date`` (``YYYY-MM-DD``; today, UTC).'''
-    day = datetime.date.fromisoformat(date) if date else \
-        datetime.datetime.now(datetime.timezone.utc).date()
+    '''Days since 1970-01-01 of ``date`` (a ``datetime.date``; today,
+    UTC).'''
+    day = date or datetime.datetime.now(datetime.timezone.utc).date()
     return (day - datetime.date(1970, 1, 1)).days

@@ -4,8 +4,6 @@ node-hours (nodes of the job's node list times submission to completion,
 queue wait included unless the run was serial) and the jobs' wall time;
 and the plan it ran, where the session records one.'''
 
-import json
-
 
 def measured(report):
     '''``{partition: [jobs, node-hours, job seconds]}`` of a run report.'''
@@ -27,8 +25,9 @@ def measured(report):
 
 
 def render(path):
-    with open(path) as fp:
-        report = json.load(fp)
+    # one line for a report that is not one (iogap.report's reader)
+    from iogap.report.load import read_report
+    report = read_report(path)
     info = report['session_info']
     lines = [f'{path}: session {info.get("uuid")}, '
              f'{info.get("time_elapsed", 0):.0f} s',

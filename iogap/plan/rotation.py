@@ -56,11 +56,14 @@ def rotate(groups, base, variants, costs, budget):
     spare = 1 - budget.load(base)
     length = max(1, int(budget.load(total) / spare)) if spare > 0 \
         else 1
-    while True:
+    # a night each always fits (each group fits beside the canaries)
+    while length <= max(len(sized), 1):
         nights = _pack(sized, length, budget, base)
         if nights is not None:
             return length, nights
         length += 1
+    raise IogapError(f'no rotation of {len(sized)} group(s) fits the budget '
+                     f'({budget.describe()})')
 
 
 def add(a, b):

@@ -11,13 +11,14 @@ that system alone. Imported without a run, they span every profile.
 
 import copy
 import functools
-import runpy
+import sys
 
+from iogap import inputs
 from iogap.errors import IogapError, ProfileError
-from iogap.profile import schema
+from iogap.profile import schema, source
 from iogap.profile.selection import (  # noqa: F401 (the package's API)
     GENERIC, GENERIC_SYSTEM, ROOT, SLURM_CONFS, SYSTEMS_DIR, hostnames,
-    requested_system, select, slurm_conf, system_files)
+    requested_system, select, slurm_conf, system_files, system_names)
 
 _current = None
 
@@ -68,7 +69,8 @@ def _site_options(part, environ):
     the environment) turned into the partition's job options.'''
     extras = part['extras']
     for key, var in SLURM_OPTIONS.items():
-        value = environ.get(var) or extras[key]
+        # one word: it becomes a line of the job script
+        value = inputs.env(environ, var, inputs.token) or extras[key]
         extras[key] = value
         if value and 'slurm' in part.get('scheduler', ''):
             part.setdefault('access', []).append(f'--{key}={value}')
@@ -81,15 +83,25 @@ def _site_options(part, environ):
 def read(stem, path, environ):
     '''Execute and check one system file: ``(site_configuration fragment,
     its OMITTED_PARTITIONS, its ENVIRONMENT)``, the extras' defaults
-    filled.'''
-    module = runpy.run_path(path)
+    filled. A mistake is one line naming the file and, where it can be
+    found, the line.'''
+    source.hostnames(path)      # as the host's selection reads them
+    module = source.run(path)
+    schema.validate_file(path, module)
     fragment = copy.deepcopy(module['site_configuration'])
     for system in fragment['systems']:
         if system['name'] != (GENERIC_SYSTEM if stem == GENERIC else stem):
-            raise ProfileError(f'{path}: defines system {system["name"]!r}; '
-                               f'the file must be named after its system')
+            raise ProfileError(f'defines system {system["name"]!r}; the file '
+                               f'must be named after its system',
+                               source.shown(path),
+                               source.key_line(path, system['name']))
         for part in system['partitions']:
-            schema.validate_partition(system['name'], part)
+            try:
+                schema.validate_partition(system['name'], part)
+            except ProfileError as err:
+                raise err.at(source.shown(path), source.key_line(
+                    path, err.key) or source.key_line(
+                        path, part['name'])) from None
             extras = part.setdefault('extras', {})
             for key in schema.EXTRAS:
                 extras.setdefault(key, copy.deepcopy(schema.default(key)))
@@ -157,9 +169,17 @@ def parts():
 
 @functools.lru_cache(maxsize=None)
 def _every_shipped_part():
-    return [part for stem, path in system_files().items()
-            for system in read(stem, path, {})[0]['systems']
-            for part in _parts_of(system)]
+    found = []
+    for stem, path in system_files().items():
+        try:
+            systems = read(stem, path, {})[0]['systems']
+        except IogapError as err:
+            # one broken profile stops no other system's commands
+            print(f'iogap: {err}; its partitions are left out until it is '
+                  f'mended', file=sys.stderr)
+            continue
+        found += [part for system in systems for part in _parts_of(system)]
+    return found
 
 
 def values(of):

@@ -8,6 +8,7 @@ import os
 import socket
 import sys
 
+from iogap import inputs
 from iogap.errors import IogapError
 from iogap.profile import generate, hostinfo, onboard, schema
 
@@ -19,7 +20,8 @@ def _new_options(parser):
                         '$USER)')
     parser.add_argument('--partitions', help='comma-separated partitions '
                         '(default: every partition that is up)')
-    parser.add_argument('--hostnames', nargs='+', help='regular '
+    parser.add_argument('--hostnames', nargs='+', type=inputs.option(
+        inputs.regex), help='regular '
                         'expressions of the login nodes (default: from '
                         'this host\'s name)')
     parser.add_argument('--spack-root', default=os.environ.get(

@@ -7,19 +7,26 @@ against them when it loads (one line naming system, partition and key), and
 '''
 
 import difflib
+import math
 import os
 
 import jsonschema
 
 from iogap.errors import ProfileError
-from iogap.profile.vocabulary import EXTRAS, FEATURES, POSITIVE  # noqa: F401
+from iogap.profile.vocabulary import (  # noqa: F401
+    _STR_LIST, EXTRAS, FEATURES, POSITIVE)
 
-# JSON's integers: 1.2e6 is a float, not a clock of 1200000 kHz
+# JSON's integers: 1.2e6 is a float, not a clock of 1200000 kHz; JSON's
+# numbers: nan and inf are none (a nan bandwidth plans nothing); a tuple
+# is a list
 _Validator = jsonschema.validators.extend(
     jsonschema.Draft7Validator,
-    type_checker=jsonschema.Draft7Validator.TYPE_CHECKER.redefine(
-        'integer', lambda _, value: isinstance(value, int) and
-        not isinstance(value, bool)))
+    type_checker=jsonschema.Draft7Validator.TYPE_CHECKER.redefine_many({
+        'integer': lambda _, value: isinstance(value, int) and
+        not isinstance(value, bool),
+        'number': lambda _, value: isinstance(value, (int, float)) and
+        not isinstance(value, bool) and math.isfinite(value),
+        'array': lambda _, value: isinstance(value, (list, tuple))}))
 
 _VALIDATOR = _Validator({
     'type': 'object',
@@ -37,6 +44,29 @@ _PROCESSOR = _Validator({
     'properties': {k: POSITIVE for k in ('num_cpus', 'num_cpus_per_core',
                                      'num_sockets', 'num_cpus_per_socket')},
 })
+
+_NAME = {'type': 'string', 'minLength': 1}
+_NAMED = {'type': 'object', 'required': ['name'],
+          'properties': {'name': _NAME}}
+_PARTITION_SHAPE = {**_NAMED, 'properties': {
+    'name': _NAME, 'features': _STR_LIST, 'extras': {'type': 'object'},
+    'resources': {'type': 'array', 'items': _NAMED}}}
+_SYSTEM_SHAPE = {'type': 'object', 'required': ['name', 'partitions'],
+                 'properties': {'name': _NAME, 'partitions': {
+                     'type': 'array', 'minItems': 1,
+                     'items': _PARTITION_SHAPE}}}
+
+#: What a system file defines, as far as this package reads it before
+#: ReFrame checks the configuration
+_FILE = _Validator({
+    'type': 'object', 'required': ['site_configuration'],
+    'properties': {
+        'OMITTED_PARTITIONS': _STR_LIST, 'ENVIRONMENT': _STR_LIST,
+        'site_configuration': {
+            'type': 'object', 'required': ['systems'],
+            'properties': {'systems': {'type': 'array', 'minItems': 1,
+                                       'maxItems': 1,
+                                       'items': _SYSTEM_SHAPE}}}}})
 
 #: Where overlays live, and the command that writes a profile
 SPACK_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -58,18 +88,42 @@ def _fix(err):
     return ''
 
 
+def _keys(err):
+    '''The keys down to a schema error, and the innermost one named (where
+    its line is looked up).'''
+    keys = [str(p) for p in err.absolute_path]
+    return keys, next((k for k in reversed(keys) if not k.isdigit()), None)
+
+
 def _schema_error(where, what, validator, data):
     for err in sorted(validator.iter_errors(data), key=str):
-        key = '.'.join(str(p) for p in err.absolute_path)
+        keys, named = _keys(err)
         if err.validator == 'additionalProperties':
-            unknown = sorted(set(data) - set(EXTRAS))[0]
-            close = difflib.get_close_matches(unknown, EXTRAS, 1)
+            known = err.schema.get('properties', {})
+            unknown = sorted(set(err.instance) - set(known))[0]
+            close = difflib.get_close_matches(unknown, known, 1)
             hint = f'did you mean {close[0]!r}? ' if close else ''
-            raise ProfileError(f'{where}: {what}: unknown key {unknown!r} '
-                               f'({hint}known keys: docs/profile.md)')
+            inside = '.'.join([what, *keys])
+            listed = 'docs/profile.md' if inside == 'extras' else \
+                ', '.join(sorted(known))
+            raise ProfileError(f'{where}: {inside}: unknown key {unknown!r} '
+                               f'({hint}known keys: {listed})', key=unknown)
 
-        raise ProfileError(f'{where}: {what}{"." + key if key else ""}: '
-                           f'{err.message}{_fix(err)}')
+        raise ProfileError(f'{where}: {what}{"." if keys else ""}'
+                           f'{".".join(keys)}: {err.message}{_fix(err)}',
+                           key=named or what)
+
+
+def validate_file(path, module):
+    '''Raise a one-line :class:`ProfileError` unless the globals of a
+    system file define what this package reads of it.'''
+    from iogap.profile import source
+    for err in sorted(_FILE.iter_errors(module), key=str):
+        keys, named = _keys(err)
+        raise ProfileError(f'{".".join(keys) or "the file"}: {err.message}: '
+                           f'see systems/_template.py', source.shown(path),
+                           source.key_line(path, named or
+                                           'site_configuration'))
 
 
 def validate_partition(system, part):
@@ -82,7 +136,7 @@ def validate_partition(system, part):
         raise ProfileError(f'{where}: no \'processor\' entry: add num_cpus, '
                            f'num_cpus_per_core, num_sockets and num_cpus_per_'
                            f'socket from `lscpu` on a compute node (or '
-                           f'{GENERATE})')
+                           f'{GENERATE})', key='name')
     _schema_error(where, 'processor', _PROCESSOR, part['processor'])
 
     resources = {r['name'] for r in part.get('resources', [])}
@@ -96,29 +150,30 @@ def validate_partition(system, part):
             raise ProfileError(f'{where}: unknown feature {feature!r} ({hint}'
                                f'known features: docs/profile.md; a site\'s '
                                f'own feature goes in extras[\'site_'
-                               f'features\'] too)')
+                               f'features\'] too)', key=feature)
 
         keys, needs, _ = FEATURES[feature]
         for key in keys:
             if not extras.get(key, EXTRAS[key][1]):
                 raise ProfileError(f'{where}: feature +{feature} needs '
-                                   f'extras[{key!r}]')
+                                   f'extras[{key!r}]', key=feature)
         for res in needs:
             if res not in resources:
                 raise ProfileError(f'{where}: feature +{feature} needs a '
-                                   f'{res!r} resource')
+                                   f'{res!r} resource', key=feature)
 
     if ('multinode' in part.get('features', []) and
             extras.get('max_nodes', 1) < 2):
         raise ProfileError(f'{where}: feature +multinode needs '
-                           f'extras["max_nodes"] >= 2')
+                           f'extras["max_nodes"] >= 2', key='multinode')
 
     overlay = extras.get('spack_overlay')
     path = os.path.join(SPACK_DIR, f'{overlay}.yaml')
     if overlay and not os.path.exists(path):
         raise ProfileError(f'{where}: extras.spack_overlay: no overlay '
                            f'systems/spack/{overlay}.yaml (write it with '
-                           f'`spack external find`, or {GENERATE})')
+                           f'`spack external find`, or {GENERATE})',
+                           key='spack_overlay')
 
 
 def markdown():

@@ -2,13 +2,14 @@
 the one whose ``HOSTNAMES`` claim this host, else the generic profile,
 unless the host runs a Slurm that no profile claims.'''
 
-import ast
 import glob
 import os
 import re
 import socket
+import sys
 
 from iogap.errors import ProfileError
+from iogap.profile.source import hostnames
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -26,17 +27,27 @@ def system_files():
             if not os.path.basename(p).startswith('_')}
 
 
-def hostnames(path):
-    '''The module-level ``HOSTNAMES`` literal of a system file, unexecuted.'''
-    with open(path) as fp:
-        tree = ast.parse(fp.read(), path)
+def system_names():
+    '''The systems the profiles define (the generic one's is
+    :data:`GENERIC_SYSTEM`).'''
+    return [GENERIC_SYSTEM if stem == GENERIC else stem
+            for stem in system_files()]
 
-    for node in tree.body:
-        if (isinstance(node, ast.Assign) and
-                any(getattr(t, 'id', '') == 'HOSTNAMES' for t in node.targets)):
-            return ast.literal_eval(node.value)
 
-    return []
+def claimed(files, hostname):
+    '''``{stem: path}`` of the profiles whose HOSTNAMES match
+    ``hostname``. A profile whose HOSTNAMES cannot be read claims no host,
+    and says so: one broken profile stops no other system.'''
+    found = {}
+    for stem, path in files.items():
+        try:
+            if stem != GENERIC and any(re.match(p, hostname)
+                                       for p in hostnames(path)):
+                found[stem] = path
+        except ProfileError as err:
+            print(f'iogap: {err}; {stem} claims no host until it is mended',
+                  file=sys.stderr)
+    return found
 
 
 def requested_system(argv, environ):
@@ -65,7 +76,12 @@ def slurm_conf(environ):
 
 
 def _patterns(files):
-    return '; '.join(f'{stem}: {", ".join(hostnames(path)) or "none"}'
+    def said(path):
+        try:
+            return ', '.join(hostnames(path)) or 'none'
+        except ProfileError:
+            return 'unreadable (see above)'
+    return '; '.join(f'{stem}: {said(path)}'
                      for stem, path in files.items() if stem != GENERIC)
 
 
@@ -74,6 +90,12 @@ def select(argv, environ, hostname=None):
     claim, or a Slurm host that none claims, is refused in one line.'''
     files = system_files()
     wanted = requested_system(argv, environ)
+    if wanted == GENERIC:
+        # ReFrame would run its builtin system, which no check knows
+        raise ProfileError(f'--system {GENERIC} is ReFrame\'s builtin '
+                           f'system, not a profile: give --system '
+                           f'{GENERIC_SYSTEM} for the generic profile '
+                           f'(systems/{GENERIC}.py)')
     if wanted == GENERIC_SYSTEM:
         wanted = GENERIC
     if wanted:
@@ -82,9 +104,7 @@ def select(argv, environ, hostname=None):
             (GENERIC, files[GENERIC])
 
     hostname = hostname or socket.gethostname()
-    claims = {stem: path for stem, path in files.items()
-              if stem != GENERIC and any(re.match(p, hostname)
-                                         for p in hostnames(path))}
+    claims = claimed(files, hostname)
     if len(claims) > 1:
         raise ProfileError(f'host {hostname} matches the HOSTNAMES of '
                            f'{len(claims)} profiles ({_patterns(claims)}): '

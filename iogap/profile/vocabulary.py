@@ -3,11 +3,14 @@
 JSON schema, its default and its meaning). :mod:`iogap.profile.schema`
 checks a profile against them.'''
 
+from iogap.inputs import TOKEN
+
 _STR_LIST = {'type': 'array', 'items': {'type': 'string'}}
 _SIZE = {'type': 'string', 'pattern': r'^[1-9][0-9]*[kKmMgG]?$'}
 POSITIVE = {'type': 'integer', 'minimum': 1}
 _TIME = {'type': ['string', 'null'], 'pattern': r'^\d+[smhd]?$|^\d+:\d\d'}
-_OPT_STR = {'type': ['string', 'null']}
+#: One word of a job option (a space or newline would start another line)
+_OPT_WORD = {'type': ['string', 'null'], 'pattern': TOKEN}
 _STRIPE = {'type': 'object', 'additionalProperties': False,
            'required': ['count', 'size'],
            'properties': {'count': {'type': 'integer', 'minimum': -1},
@@ -127,13 +130,13 @@ EXTRAS = {
                          'job'),
     'build_cpus': (POSITIVE, 4, 'CPUs of the `+spack` build job (`spack '
                    'install -j`)'),
-    'account': (_OPT_STR, None, 'Slurm account of every job '
+    'account': (_OPT_WORD, None, 'Slurm account of every job '
                 '(`--account`); `IOGAP_ACCOUNT` wins'),
-    'qos': (_OPT_STR, None, 'Slurm QOS of every job (`--qos`); '
+    'qos': (_OPT_WORD, None, 'Slurm QOS of every job (`--qos`); '
             '`IOGAP_QOS` wins'),
-    'reservation': (_OPT_STR, None, 'Slurm reservation of every job '
+    'reservation': (_OPT_WORD, None, 'Slurm reservation of every job '
                     '(`--reservation`); `IOGAP_RESERVATION` wins'),
-    'mpi_type': (_OPT_STR, None, 'the MPI plugin of `srun` '
+    'mpi_type': (_OPT_WORD, None, 'the MPI plugin of `srun` '
                  '(`SLURM_MPI_TYPE`: pmix, pmi2, ...; `srun --mpi=list`)'),
     'plan_start_seconds': ({'type': 'number', 'minimum': 0}, 30, 'what a '
                            'job spends beyond its bytes (start-up, probes, '

@@ -15,7 +15,7 @@ import statistics
 import subprocess
 import sys
 
-from iogap import profile
+from iogap import inputs, profile
 from iogap.errors import IogapError
 from iogap.judge import audit, references
 from iogap.judge.audit import model
@@ -107,7 +107,7 @@ def section(path):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog='python -m iogap.judge.audit',
+    parser = inputs.Parser(prog='python -m iogap.judge.audit',
                                      description=__doc__.split('\n')[0])
     parser.add_argument('files', nargs='+', help='reference/<system>.yaml')
     parser.add_argument('--markdown', action='store_true',
