@@ -3,7 +3,8 @@ already counts the cases done out of the total (``[ OK ] ( 3/16) ...``),
 ends with an estimate of the time left, from the planner's cost of each
 case (:mod:`iogap.plan.cost`: its median wall time in the results
 database, else its estimate from the bytes it moves); its last line says
-how many judgements passed or failed, or that nothing was judged.
+how many judgements reached a verdict (passed, failed), or that nothing
+was judged.
 
 The estimate is the planned seconds of the cases started and not yet
 finished, plus the cases not yet started at the mean planned cost of
@@ -83,7 +84,7 @@ class Progress:
     def __init__(self, plan=None, clock=time.monotonic):
         self.plan, self.clock = plan, clock
         self.started, self.finished = {}, set()
-        self.start, self.judged = None, 0
+        self.start, self.judged = None, {'OK': 0, 'FAIL': 0}
 
     def seconds(self, key):
         if self.plan is None:
@@ -110,7 +111,8 @@ class Progress:
         self.started.setdefault(ident, key)
         self.finished.add(ident)
         if found['status'] in ('OK', 'FAIL'):
-            self.judged += found['name'].split()[0] in judgements()
+            self.judged[found['status']] += \
+                found['name'].split()[0] in judgements()
         done, total = int(found['done']), int(found['total'])
         if done >= total:
             return f'{text} (all done)'
@@ -118,9 +120,11 @@ class Progress:
 
     def summary(self, text):
         '''ReFrame's last line, saying how much the run judged.'''
-        if not self.judged:
+        passed, failed = self.judged['OK'], self.judged['FAIL']
+        if not passed + failed:
             return f'{text}; nothing judged (no judgement ran)'
-        return f'{text}; {self.judged} judgement(s) passed or failed'
+        return (f'{text}; {passed + failed} judgement(s) reached a verdict: '
+                f'{passed} passed, {failed} failed')
 
     def left(self, total):
         '''Seconds left of ``total`` cases, at this run's pace.'''

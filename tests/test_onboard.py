@@ -198,7 +198,8 @@ def test_reframe_shows_the_reference_and_one_line_per_case(tmp_path,
         '[       OK ] (1/3', '[       OK ] (2/3', '[       OK ] (3/3']
     assert all(l.endswith(' left)') for l in status[:-1]), status
     assert status[-1].endswith('(all done)')
-    assert '; 1 judgement(s) passed or failed' in run.stdout
+    assert '; 1 judgement(s) reached a verdict: 1 passed, 0 failed' in \
+        run.stdout
     [row] = [l for l in report.splitlines() if 'AbsoluteCheck' in l]
     assert [c.strip() for c in row.split('│')[3:8]] == \
         ['write_bw', 'MB/s', '2.5', '1.25', 'inf'], report
@@ -228,9 +229,12 @@ def test_the_last_line_says_how_much_was_judged():
     follow = progress.Progress({}, Clock())
     last = '[  PASSED  ] Ran 2/2 test case(s) from 2 check(s) (0 failure(s))'
     assert follow.line(last).endswith('; nothing judged (no judgement ran)')
-    for n, name in enumerate(('DD %m=a', 'AbsoluteCheck %target=x'), 1):
-        follow.line(f'[       OK ] ({n}/2) {name} /0123abcd @s:p+e')
-    assert follow.line(last).endswith('; 1 judgement(s) passed or failed')
+    for n, (status, name) in enumerate((
+            ('OK', 'DD %m=a'), ('OK', 'AbsoluteCheck %target=x'),
+            ('FAIL', 'RatioCheck %ratio=y')), 1):
+        follow.line(f'[ {status:>7} ] ({n}/3) {name} /0123abcd @s:p+e')
+    assert follow.line(last).endswith(
+        '; 2 judgement(s) reached a verdict: 1 passed, 1 failed')
 
 
 def test_cases_behind_a_fixture_count_at_the_planned_mean():
