@@ -114,6 +114,10 @@ class Progress:
             self.judged[found['status']] += \
                 found['name'].split()[0] in judgements()
         done, total = int(found['done']), int(found['total'])
+        if found['status'] == 'SKIP':
+            # Its line ends with the reason in brackets, which the nightly
+            # and a person's scripts read as ReFrame prints it
+            return text
         if done >= total:
             return f'{text} (all done)'
         return f'{text} (about {duration(self.left(total))} left)'

@@ -7,6 +7,7 @@ and a red night, and nothing stored before is changed. docs/faults.md
 lists them all.'''
 
 import glob
+import json
 import os
 import re
 import shutil
@@ -45,7 +46,9 @@ def reframe_db(path, sessions=('s1',)):
         conn.execute('CREATE INDEX t ON testcases(name)')
         for i, uuid in enumerate(sessions):
             conn.execute('INSERT INTO sessions VALUES(?, ?, ?, ?, ?)',
-                         (uuid, i, i, '{"x": "' + 'y' * 9000 + '"}', ''))
+                         (uuid, i, i, json.dumps({'session_info': {
+                             'uuid': uuid, 'x': 'y' * 9000}, 'runs': []}),
+                          ''))
             conn.executemany('INSERT INTO testcases VALUES(?,?,?,?,?,?,?)',
                              [(f'case{j}', 's', 'p', 'e', i, uuid, f'u{j}')
                               for j in range(200)])

@@ -265,3 +265,15 @@ def test_only_the_baselines_own_figures_count_as_judged(tmp_path,
     case = type('Case', (), {'family': 'DDSingleStream', 'partition': 'knl'})
     assert outcome.judged('site', [case]) == (
         1, [('DDSingleStream knl read_3x_bw', 'too noisy')])
+
+
+def test_a_skipped_case_keeps_its_reason_last():
+    '''The nightly (ci/nightly/verdict.py) reads a skip's reason from the
+    brackets that end its line.'''
+    from ci.nightly import verdict
+    follow = progress.Progress({}, Clock())
+    line = ('[     SKIP ] (1/3) DD %m=a /0123abcd @s:p+e [no dd: not on '
+            'PATH]')
+    assert follow.line(line) == line
+    assert verdict._SKIP.match(follow.line(line)).groups()[2] == \
+        'no dd: not on PATH'
