@@ -121,10 +121,11 @@ def words(text):
 
 
 def name(text):
-    '''A name that is also a file name: letters, digits, ``_.-``.'''
-    if not re.fullmatch(r'[A-Za-z0-9_][A-Za-z0-9_.-]*', str(text)):
+    '''A name that is also a file name: letters, digits, ``_.-`` and the
+    ``+`` that joins partitions in a split night's job (``knl+haswell``).'''
+    if not re.fullmatch(r'[A-Za-z0-9_][A-Za-z0-9_.+-]*', str(text)):
         raise ValueError(f'{text!r}: give a name of letters, digits and '
-                         f'_.- (it names a directory)')
+                         f'_.+- (it names a directory)')
     return text
 
 

@@ -310,3 +310,10 @@ def test_a_reference_directory_that_is_not_there_is_refused(monkeypatch):
     with pytest.raises(ReferenceFileError, match="IOGAP_REFERENCE_DIR: "
                        "'/nonexistent' is not a directory"):
         references.load('anyhost', [])
+
+
+def test_a_split_nights_job_name_is_a_good_name():
+    '''The planner joins the partitions of the job across them with '+'
+    (iogap.plan.jobs): the nightly takes that name back.'''
+    from iogap import inputs
+    assert inputs.name('knl+haswell') == 'knl+haswell'

@@ -34,15 +34,18 @@ def test_a_changed_dd_binary_is_what_changed_that_night(tmp_path):
     '''Two nights; on the second, PATH finds another dd binary (the same
     coreutils dd behind a wrapper): the night's change names it.'''
     db = str(tmp_path / 'results.db')
+    # dd from PATH on both nights, not from a built view's external
+    (tmp_path / 'noview').mkdir()
+    view = {'IOGAP_SPACK_VIEW': str(tmp_path / 'noview')}
     first = run_reframe(tmp_path / 'a', *DD, '-r',
-                        env={'IOGAP_RESULTS_DB': db})
+                        env={'IOGAP_RESULTS_DB': db, **view})
     assert first.returncode == 0, first.stdout[-2000:]
     other = tmp_path / 'bin'
     other.mkdir()
     (other / 'dd').write_text('#!/bin/sh\nexec /usr/bin/dd "$@"\n')
     os.chmod(other / 'dd', stat.S_IRWXU)
     second = run_reframe(tmp_path / 'b', *DD, '-r', env={
-        'IOGAP_RESULTS_DB': db,
+        'IOGAP_RESULTS_DB': db, **view,
         'PATH': f'{other}{os.pathsep}{os.environ["PATH"]}'})
     assert second.returncode == 0, second.stdout[-2000:]
 
