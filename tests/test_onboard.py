@@ -210,19 +210,28 @@ def test_reframe_shows_the_reference_and_one_line_per_case(tmp_path,
     assert '(ref=2.5 l=-0.5 u=None pass)' in line, line
 
 
-def test_a_night_says_how_much_it_judged(tmp_path):
+def test_a_night_says_how_much_it_judged(tmp_path, monkeypatch):
+    '''The onboarding night counts as the nightly does (iogap.coverage):
+    a figure is judged when its judgement gave it a verdict.'''
     import json
+    import yaml
     from iogap.profile import outcome
-    case = {'tags': ['judge'], 'result': 'pass',
-            'perfvalues': {'s:p:write_bw': [], 's:p:read_once_bw': []}}
-    report = {'runs': [{'testcases': [
-        case, dict(case, result='fail', perfvalues={'s:p:r': []}),
-        dict(case, result='skip', perfvalues={}),
-        {'tags': ['dd'], 'result': 'pass', 'perfvalues': {'s:p:x': []}}]}]}
+    entry = {'test': 'DDSingleStream', 'partition': 'knl', 'var': 'write_bw'}
+    (tmp_path / 'site.yaml').write_text(yaml.safe_dump({'absolute': [
+        entry, dict(entry, var='read_once_bw'), dict(entry, var='x')]}))
+    monkeypatch.setenv('IOGAP_REFERENCE_DIR', str(tmp_path))
+    judge = {'name': 'AbsoluteCheck %target=t', 'tags': ['judge'],
+             'judgement': 'DDSingleStream@knl:', 'result': 'fail',
+             'perfvalues': {'s:p:write_bw': [1, 'pass'],
+                            's:p:read_once_bw': [1, 'fail']}}
+    report = {'session_info': {}, 'runs': [{'testcases': [
+        judge, {'name': 'DDSingleStream', 'tags': ['dd'], 'result': 'pass',
+                'perfvalues': {'s:p:write_bw': [1, None]}}]}]}
     path = tmp_path / 'night.json'
     path.write_text(json.dumps(report))
-    assert outcome.night_judged(str(path)) == \
-        '3 figure(s) judged by 3 judgement(s): 1 fail, 1 pass, 1 skip'
+    assert outcome.night_judged(str(path), 'site').startswith(
+        'COVERAGE: judged 2 of the 2 figures this job\'s share judges '
+        '(100%), by 1 of 1 judgements')
 
 
 def test_the_last_line_says_how_much_was_judged():

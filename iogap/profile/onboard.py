@@ -197,4 +197,4 @@ def onboard(args):
         status, took, _ = reframe(args.system, *night, '--report-file',
                                   report)
         say(f'the first judged night ran in {took:.0f} s, exit {status}: '
-            f'{night_judged(report)}')
+            f'{night_judged(report, args.system)}')

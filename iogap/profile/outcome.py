@@ -2,18 +2,20 @@
 onboard): the figures its reference file judges and those too noisy to
 judge, the node-hours its jobs took, what its first night judged.'''
 
-import json
-
 import yaml
+
+
+def _reference(system):
+    from iogap.judge import references
+    with open(references.path_for(system)) as fp:
+        return yaml.safe_load(fp) or {}
 
 
 def judged(system, cases):
     '''``(judged figures, [unjudged (entry, reason)])`` of ``cases`` (the
     baseline's, :class:`iogap.plan.cases.Case`) in the reference file of
     ``system`` as re-baselining left it: their absolute entries.'''
-    from iogap.judge import references
-    with open(references.path_for(system)) as fp:
-        data = yaml.safe_load(fp) or {}
+    data = _reference(system)
     ran = {(c.family, c.partition) for c in cases}
     mine = lambda e: (e['test'], e['partition']) in ran
     return len([e for e in data.get('absolute') or [] if mine(e)]), [
@@ -24,21 +26,16 @@ def judged(system, cases):
 def spent(report_path):
     '''Node-hours a run report's jobs took (:mod:`iogap.plan.ran`).'''
     from iogap.plan import ran
-    return sum(r[1] for r in ran.measured(_read(report_path)).values())
+    from iogap.report.load import read_report
+    return sum(r[1] for r in ran.measured(read_report(report_path)).values())
 
 
-def night_judged(report_path):
-    '''What a night judged: figures, of how many judgements, and their
-    results.'''
-    cases = [tc for r in _read(report_path)['runs'] for tc in r['testcases']
-             if 'judge' in (tc.get('tags') or [])]
-    figures = sum(len(tc.get('perfvalues') or {}) for tc in cases
-                  if tc['result'] in ('pass', 'fail'))
-    results = [tc['result'] for tc in cases]
-    return (f'{figures} figure(s) judged by {len(cases)} judgement(s): ' +
-            ', '.join(f'{results.count(r)} {r}' for r in sorted(set(results))))
-
-
-def _read(path):
-    with open(path) as fp:
-        return json.load(fp)
+def night_judged(report_path, system):
+    '''What a night judged, as the nightly says it: the figures of the
+    reference file its judgements gave a verdict (:mod:`iogap.coverage`).'''
+    from iogap import coverage
+    from iogap.report.load import read_report
+    cases = [tc for r in read_report(report_path)['runs']
+             for tc in r['testcases']]
+    return coverage.measure(coverage.readings(cases), _reference(system),
+                            share=True).line()
