@@ -82,7 +82,10 @@ class Run:
         return scripts
 
 
-def run_reframe(tmp_path, *args, env=None, scratch=None, timeout=900):
+def run_reframe(tmp_path, *args, env=None, scratch=None, timeout=900,
+                root=ROOT):
+    '''ReFrame run on the checkout at ``root`` (this one, or a copy that
+    ``PYTHONPATH`` in ``env`` makes the one imported).'''
     out = tmp_path / 'out'
     if scratch is None:
         scratch = tmp_path / 'scratch'
@@ -93,7 +96,7 @@ def run_reframe(tmp_path, *args, env=None, scratch=None, timeout=900):
     environ.update(env or {})
     proc = subprocess.run(reframe_cmd() + ['-C', 'reframe_config.py',
                                            *args],
-                          cwd=ROOT, env=environ, capture_output=True,
+                          cwd=root, env=environ, capture_output=True,
                           text=True, timeout=timeout)
     return Run(proc, str(out))
 

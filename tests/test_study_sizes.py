@@ -7,9 +7,12 @@ per dd mode (Cori's 10 GB dd among them), one case of every other family
 (Cori's 1 GiB IOR block per task among them). A size setting this table
 does not know fails the unit test below, so a new one cannot go unrun.'''
 
+import re
+
 import pytest
 
-from conftest import cases, needs_tools, run_reframe
+from conftest import (built_view, cases, copy_of_project, needs_tools,
+                      run_reframe)
 from iogap.profile import schema, selection
 from iogap import profile
 
@@ -38,10 +41,17 @@ SIZED = {
                    ('file_size', 'block_size'), r'^FioThreads'),
 }
 
-#: Size settings that are not an amount of data a case moves, and why
-NOT_AMOUNTS = {
-    'ior_cb_buffer_sizes': 'ROMIO cb_buffer_size hints: a parameter of the '
-                           'collective cases, passed through as text',
+#: Size settings that are parameters of a check (a case per value, for
+#: the partitions of the run's system): setting -> (check, the case's
+#: name for a value, a selection of the check's cases)
+PARAMETERS = {
+    'ior_cb_buffer_sizes': ('IORCollective', 'cb{}',
+                            r'^IORCollective(?=.*%cpu_bind=default)'
+                            r'(?=.*%api=MPIIO)'),
+}
+
+#: Size settings that cannot run here, and why
+NOT_HERE = {
     'lustre_stripes': 'striping of a Lustre file system; none here',
 }
 
@@ -82,8 +92,9 @@ def _sizes_to_run():
 
 def test_every_size_setting_of_the_vocabulary_is_run_or_says_why():
     known = {k for keys, _, _ in SIZED.values() for k in keys}
-    assert _size_settings() - known - set(NOT_AMOUNTS) == set()
-    assert set(NOT_AMOUNTS) <= _size_settings()
+    assert _size_settings() - known - set(PARAMETERS) - set(NOT_HERE) == \
+        set()
+    assert set(PARAMETERS) | set(NOT_HERE) <= _size_settings()
 
 
 def test_the_study_sizes_are_among_those_run():
@@ -104,6 +115,49 @@ def test_a_profile_size_runs_here(tmp_path, check, values):
                       '-S', f'{check}.repetitions=1', '-r', timeout=3600)
     found = cases(run, check)
     assert found, run.stdout
+    failed = [(tc['display_name'], tc['fail_reason']) for tc in found
+              if tc['result'] != 'pass']
+    assert not failed, failed
+
+
+def _parameter_values(key):
+    '''Every value of the list setting ``key`` over every profile, less
+    the generic profile's (the suite's).'''
+    found, generic = set(), set(schema.default(key) or [])
+    for stem, path in selection.system_files().items():
+        for system in profile.read(stem, path, {})[0]['systems']:
+            for part in system['partitions']:
+                (generic if stem == 'generic' else found).update(
+                    part['extras'][key])
+    return sorted(found - generic)
+
+
+@pytest.mark.reframe
+@needs_tools
+@pytest.mark.parametrize('key', sorted(PARAMETERS))
+def test_every_profiles_parameter_size_runs_here(tmp_path, key):
+    '''A copy of the project whose generic profile gives ``key`` every
+    other profile's values (Cori's cb_buffer_size of 16 and 64 MiB): one
+    case per value, run for real.'''
+    check, case, selection_ = PARAMETERS[key]
+    values = _parameter_values(key)
+    assert values, f'every profile\'s {key} is the generic one\'s'
+    repo = copy_of_project(tmp_path / 'repo')
+    generic = repo / 'systems' / 'generic.py'
+    text, n = re.subn(rf"'{key}': \[.*?\]", f"'{key}': {values!r}",
+                      generic.read_text())
+    assert n == 1, f'systems/generic.py no longer sets {key}'
+    generic.write_text(text)
+    names = '|'.join(case.format(v.lower()) for v in values)
+    run = run_reframe(tmp_path, '-n', f'{selection_}(?=.*%io=({names})\\b)',
+                      '-S', f'{check}.repetitions=1', '-r', root=repo,
+                      timeout=1800, env={'PYTHONPATH': str(repo),
+                                         'IOGAP_SPACK_VIEW':
+                                         built_view() or ''})
+    found = cases(run, check)
+    assert {tc['display_name'].split('%io=')[1].split()[0]
+            for tc in found} == {case.format(v.lower()) for v in values}, \
+        run.stdout[-3000:]
     failed = [(tc['display_name'], tc['fail_reason']) for tc in found
               if tc['result'] != 'pass']
     assert not failed, failed
