@@ -59,8 +59,10 @@ def test_several_logs_add_up(data):
 
 def fake_case(data, stagedir):
     os.makedirs(os.path.join(stagedir, 'darshan'), exist_ok=True)
-    return SimpleNamespace(darshan='on', stagedir=str(stagedir), note=print,
-                           extra=lambda key: '/var/tmp/iogap-root')
+    case = SimpleNamespace(darshan='on', stagedir=str(stagedir), note=print,
+                           current_partition=SimpleNamespace(extras={
+                               'scratch_root': '/var/tmp/iogap-root'}))
+    return darshan.Darshan(case)
 
 
 def test_bytes_the_tool_did_not_move_fail_with_both_numbers(data, tmp_path):
@@ -68,13 +70,12 @@ def test_bytes_the_tool_did_not_move_fail_with_both_numbers(data, tmp_path):
     os.symlink(log(data, 'dd_direct_write.darshan'),
                tmp_path / 'darshan' / 'write-1.darshan')
     expected = {'write-1': ('POSIX', 0, 256 * MiB, 0)}
-    figures = darshan.Darshan.darshan_figures(case, expected)
-    assert figures['darshan_posix_written_bytes'] == 256 * MiB
+    figures = case.figures(expected)
+    assert figures['darshan_posix_written_bytes'] == (256 * MiB, 'B')
     with pytest.raises(SanityError, match=r'Darshan saw 268435456 bytes '
                        r'written by POSIX in step write-1, the tool moved '
                        r'536870912'):
-        darshan.Darshan.darshan_figures(
-            case, {'write-1': ('POSIX', 0, 512 * MiB, 0)})
+        case.figures({'write-1': ('POSIX', 0, 512 * MiB, 0)})
 
 
 def test_a_truncated_or_missing_log_fails_naming_it(data, tmp_path):

@@ -10,7 +10,7 @@ import pytest
 from reframe.core.exceptions import SanityError, SkipTestError
 
 from iogap.core import placement, steps
-from iogap.core.variants import CpuBind
+from iogap.core.variants import check_binding
 from iogap.osu import parse as osuparse
 from iogap.osu.base import supports_types
 from iogap.tools.provider import find_tool
@@ -215,27 +215,19 @@ def test_placement_probe_lines_and_checks():
     placement.check(unknown, 2, 1, 'same', one_socket_node=True)
 
 
-def binder(cpu_bind, num_cpus=64, cpus_per_task=2):
-    return SimpleNamespace(
-        cpu_bind=cpu_bind,
-        job=SimpleNamespace(launcher=SimpleNamespace(
-            options=['--cpu-bind=cores'])),
-        cpus_per_task=lambda: cpus_per_task,
-        current_partition=SimpleNamespace(
-            processor=SimpleNamespace(num_cpus=num_cpus)))
-
-
 def test_check_binding_checks_every_rank():
-    test = binder('cores')
-    assert CpuBind.check_binding(test, ['0,32', '1,33']) == \
+    options = ['--cpu-bind=cores']
+    assert check_binding('cores', ['0,32', '1,33'], 2, 64, options) == \
         '0,32 1,33'
     with pytest.raises(SanityError, match=r'but task 1 ran on CPUs 0-63 '
                        r'\(64 of 64\): no binding happened'):
-        CpuBind.check_binding(test, ['0,32', '0-63'])
+        check_binding('cores', ['0,32', '0-63'], 2, 64, options)
     with pytest.raises(SanityError, match='bound tasks share CPUs'):
-        CpuBind.check_binding(test, ['0,32', '0,32'])
+        check_binding('cores', ['0,32', '0,32'], 2, 64, options)
+    with pytest.raises(SanityError, match='no affinity report'):
+        check_binding('default', [], 2, 64, options)
 
-    assert CpuBind.check_binding(binder('default'), ['0-63']) == '0-63'
+    assert check_binding('default', ['0-63'], 2, 64, options) == '0-63'
 
 
 class FakeEnv:

@@ -234,10 +234,10 @@ def test_a_new_site_is_one_file_in_systems_and_one_in_reference(tmp_path):
 
 
 def test_imported_without_a_run_the_parameters_span_every_profile():
-    from iogap.core.variants import CoreSpec
+    from iogap.dd.stream import DDSingleStream
     # Cori's four specialized cores and the minicluster's one, whichever
     # profile a test loaded before
-    assert {0, 1, 4} <= set(CoreSpec.param_space['core_spec'])
+    assert {0, 1, 4} <= set(DDSingleStream.param_space['core_spec'])
     # A run's variant numbers need its own span before any check imports
     profile.load(['x', '--system', 'localpair'], {})
     with pytest.raises(IogapError, match='span every profile, not '

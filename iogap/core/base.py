@@ -1,5 +1,21 @@
 '''The base every measuring test builds on: scratch, tools, launch, figures.
 
+A family subclasses :class:`IogapTest` and fills in these methods, which
+the base calls in this order, and no hook of its own:
+
+0. :meth:`~IogapTest.size_tasks` at init, where the case's parameters
+   alone give its tasks.
+1. :meth:`~IogapTest.configure` at set-up: sizes, tasks, tools and the
+   main command. Darshan's library is resolved before it; the placement
+   variants are applied after it, to the geometry it set.
+2. :meth:`~IogapTest.plan_steps` just before the run: the job's steps and
+   sections (:attr:`job_sections`), laid out once it returns.
+
+Its sanity function then checks the job with the components the base
+holds: :attr:`placement` (core specialization, binding, memory, clock),
+:attr:`eviction` (the page cache) and :attr:`darshan_run`, and hands its
+figures to :meth:`~IogapTest.report`.
+
 A measuring test only measures: its figures become performance variables
 with no reference of their own. Judging them (absolute bounds, ratios,
 fits) is the job of :mod:`iogap.judge`, so that no failure hides another
@@ -12,11 +28,15 @@ import shlex
 import shutil
 
 import reframe as rfm
+import reframe.utility.typecheck as typ
 import reframe.utility.sanity as sn
 from reframe.core.builtins import (fixture, run_after, run_before,
                                    variable)
 
 from iogap.core import jobguard, jobscript, scratch, steps
+from iogap.core.darshan import Darshan
+from iogap.core.pagecache import Eviction
+from iogap.core.variants import Placement
 from iogap.core.cases import case_params, describe, runs_on, runtime_parts
 from iogap.core.ending import JobEnding, time_limit
 from iogap.errors import ScratchError
@@ -73,6 +93,26 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
     #: (a judgement of one is not applicable here)
     inapplicable = variable(dict, value={}, loggable=False)
 
+    #: How reads defeat the page cache: ``auto`` (drop_caches where the
+    #: partition permits it, else per-file fadvise), or either by name
+    evict = variable(str, value='auto')
+
+    #: Cores given to each task when it is bound (``cpu_bind=cores``;
+    #: ``-c`` counts their hardware threads)
+    cores_per_task = variable(int, value=1)
+
+    #: Launcher options that bind; ``None`` takes extras['cpu_bind_options']
+    bind_options = variable(typ.List[str], type(None), value=None)
+
+    def size_tasks(self):
+        '''Init: the tasks, where the case's parameters alone give them.'''
+
+    def configure(self):
+        '''Set-up: the family's sizes, tasks, tools and main command.'''
+
+    def plan_steps(self):
+        '''Before the run: the family's steps and job sections.'''
+
     @run_after('init')
     def _declared_partitions(self):
         params = case_params(self)
@@ -80,6 +120,7 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
                               if runs_on(type(self), params, part)]
         #: The job script by named section (:mod:`iogap.core.jobscript`)
         self.job_sections = jobscript.JobSections()
+        self.size_tasks()
 
     @run_after('init')
     def _described(self):
@@ -118,6 +159,21 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
         return self.current_partition.scheduler.registered_name == 'local'
 
     @run_after('setup')
+    def _set_up(self):
+        self._own_tools()
+        self._scratch_usable()
+        #: The case's variants, applied to its job and checked in it
+        self.placement = Placement(self)
+        #: The page-cache eviction before a read-once
+        self.eviction = Eviction(self, self.evict)
+        #: darshan-runtime for the steps of a ``darshan=on`` case
+        self.darshan_run = Darshan(self)
+        # The family's tools are resolved last: its own is the one logged
+        self.darshan_run.apply(self.job_sections)
+        self.configure()
+        # Binding follows the geometry the family set
+        self.placement.apply(self.job_sections)
+
     def _own_tools(self):
         # One package: the probe, the dd driver and their step library
         # come together from the view, or together from the checkout
@@ -133,7 +189,6 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
         self.note('iogap-tools=' + (f'checkout:{own.ROOT}' if checkout else
                                     provider.rsplit('/', 1)[0]))
 
-    @run_after('setup')
     def _scratch_usable(self):
         # Before any family decides on modes: an unusable root fails all
         root = self.extra('scratch_root')
@@ -143,12 +198,14 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
             if why:
                 raise ScratchError(why)
 
-    @run_before('run')
-    def _default_time_limit(self):
+    @run_before('run', always_last=True)
+    def _plan(self):
+        self.plan_steps()
         if self.time_limit is None:
             self.time_limit = time_limit(self.moved_bytes)
+        self._scratch_guard()
+        self._lay_out_job()
 
-    @run_before('run')
     def _scratch_guard(self):
         root = self.extra('scratch_root')
         if self.is_local and self.scratch_bytes:
@@ -158,7 +215,6 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
             for name in own.FILES:
                 shutil.copy(own.source(name), self.stagedir)
 
-    @run_before('run', always_last=True)
     def _lay_out_job(self):
         '''The one place the job script is assembled: the helpers, the
         scratch guard and the scratch device first, then the sections

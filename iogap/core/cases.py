@@ -11,20 +11,16 @@ import reframe.core.runtime as rt
 import reframe.utility.sanity as sn
 
 from iogap import profile
-from iogap.core import registry
-
-
-def feature(name, when=None):
-    '''A constraint: the partition needs feature ``name`` (for the cases
-    where ``when(params)`` holds, or always).'''
-    return lambda params, part: (when is not None and not when(params)) or \
-        name in part.features
+from iogap.core import registry, variants
+from iogap.core.variants import feature     # noqa: F401 (families' import)
 
 
 @functools.lru_cache(maxsize=None)
 def constraints(cls):
-    '''Every constraint ``cls`` and its bases declare.'''
-    found = []
+    '''Every constraint ``cls`` and its bases declare, and those of the
+    variants whose parameters it has (:data:`variants.CONSTRAINTS`).'''
+    found = [c for name in cls.param_space.params
+             for c in variants.CONSTRAINTS.get(name, ())]
     for klass in reversed(cls.__mro__):
         found += [c for c in klass.__dict__.get('CONSTRAINTS', ())
                   if c not in found]

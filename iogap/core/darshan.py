@@ -12,11 +12,8 @@ tool says it moved, so a benchmark that silently skipped its I/O fails.
 
 import os
 
-import reframe as rfm
-from reframe.core.builtins import parameter, run_after
 from reframe.core.exceptions import SanityError
 
-from iogap.core.cases import feature
 from iogap.core.figures import Figure
 
 #: Darshan modules reported, by our short name
@@ -56,49 +53,51 @@ FILES = Figure('darshan_files', 'files', better=None)
 FIGURES = (BYTES, OPS, TIME, SHARE, ACCESS, FILES)
 
 
-class Darshan(rfm.RegressionTestPlugin):
-    #: Run the measured steps under darshan-runtime (``on``), or bare
-    darshan = parameter(['off', 'on'])
+class Darshan:
+    '''darshan-runtime for the steps of a case with ``darshan=on``: the
+    preload of each step, and what its logs say, checked.'''
 
-    # What Darshan sees does not depend on binding: one instrumented case
-    # per configuration is enough
-    CONSTRAINTS = (feature('darshan', when=lambda p: p['darshan'] == 'on'),
-                   lambda p, part: p['darshan'] == 'off' or
-                   p['cpu_bind'] == 'default')
+    def __init__(self, test):
+        self.test = test
+        self.on = getattr(test, 'darshan', 'off') == 'on'
+        self.lib = None
 
-    @run_after('setup')
-    def _darshan_runtime(self):
-        if self.darshan == 'off':
+    def apply(self, job):
+        '''Set-up: find the library; the job keeps one log per step.'''
+        if not self.on:
             return
 
-        self.darshan_lib = self.tool('libdarshan.so', subdirs=('lib',),
-                                     what='darshan-runtime', runs=False)
-        self.job_sections['setup'].extend(
-            [*(f'module unload {m}' for m in self.extra('darshan_unload')),
+        test = self.test
+        self.lib = test.tool('libdarshan.so', subdirs=('lib',),
+                             what='darshan-runtime', runs=False)
+        job['setup'].extend(
+            [*(f'module unload {m}' for m in
+               test.current_partition.extras['darshan_unload']),
              'mkdir -p darshan'])
-        self.env_vars['DARSHAN_EXCLUDE_DIRS'] = EXCLUDE_DIRS
-        self.keep_files = [*self.keep_files, 'darshan/*.darshan']
-        self.note('darshan-runtime preloaded')
+        test.env_vars['DARSHAN_EXCLUDE_DIRS'] = EXCLUDE_DIRS
+        test.keep_files = [*test.keep_files, 'darshan/*.darshan']
+        test.note('darshan-runtime preloaded')
 
-    def darshan_env(self, step):
+    def env(self, step):
         '''``env ...`` words that preload Darshan for one step.'''
-        if self.darshan == 'off':
+        if not self.on:
             return []
 
-        return ['env', f'LD_PRELOAD={self.darshan_lib}',
+        return ['env', f'LD_PRELOAD={self.lib}',
                 f'DARSHAN_LOGFILE=$PWD/darshan/{step}.darshan']
 
-    def darshan_figures(self, expected):
+    def figures(self, expected):
         '''Read every step's log; check its bytes against ``expected``
         (``{step: (module, read bytes, written bytes, slack bytes)}``);
-        the figures summed over the steps.'''
-        if self.darshan == 'off':
+        the figures summed over the steps, with their units.'''
+        if not self.on:
             return {}
 
         counts = {}
-        root = os.path.realpath(self.extra('scratch_root'))
+        test = self.test
+        root = os.path.realpath(test.current_partition.extras['scratch_root'])
         for step, (module, read, written, slack) in expected.items():
-            path = os.path.join(self.stagedir, 'darshan', f'{step}.darshan')
+            path = os.path.join(test.stagedir, 'darshan', f'{step}.darshan')
             found = read_log(path, under=root)
             for way, want in (('read', read), ('written', written)):
                 got = found['bytes'].get((module, way), 0)
@@ -109,8 +108,13 @@ class Darshan(rfm.RegressionTestPlugin):
                         f'the I/O it reports')
             _add(counts, found)
 
-        self.note(f'darshan logs: {len(expected)}')
-        return figures_of(counts)
+        test.note(f'darshan logs: {len(expected)}')
+        return {name: (value, _unit(name))
+                for name, value in figures_of(counts).items()}
+
+
+def _unit(name):
+    return next(f.unit for f in FIGURES if f.parse(name) is not None)
 
 
 def _add(into, counts):

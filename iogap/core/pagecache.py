@@ -10,8 +10,6 @@ have measured memory.
 
 import re
 
-import reframe as rfm
-from reframe.core.builtins import run_after, variable
 from reframe.core.exceptions import SanityError
 
 from iogap.errors import IogapError
@@ -23,21 +21,25 @@ MAX_RESIDENT = 0.10
 _EVICTION = re.compile(r'^iogap-evict: (\S+) (\S+) resident=(\S+)', re.M)
 
 
-class PageCacheEviction(rfm.RegressionTestPlugin):
-    #: How reads defeat the page cache: ``auto`` (drop_caches where the
-    #: partition permits it, else per-file fadvise), or either by name
-    evict = variable(str, value='auto')
+class Eviction:
+    '''How a case's reads defeat the page cache, and the check that they
+    did: ``method`` is ``auto`` (drop_caches where the partition permits
+    it, else per-file fadvise), or either by name.'''
 
-    @run_after('setup')
-    def _evict_method(self):
-        if self.evict == 'auto':
-            self.evict = ('drop_caches' if 'dropcaches' in
-                          self.current_partition.features else 'fadvise')
-        if self.evict not in ('drop_caches', 'fadvise'):
+    def __init__(self, test, method):
+        if method == 'auto':
+            method = ('drop_caches' if 'dropcaches' in
+                      test.current_partition.features else 'fadvise')
+        if method not in ('drop_caches', 'fadvise'):
             raise IogapError(f'evict must be auto, drop_caches or fadvise, '
-                             f'got {self.evict!r}')
+                             f'got {method!r}')
+        self.test, self.method = test, method
 
-    def check_evictions(self, text, expected):
+    def command(self, label, dd, files):
+        '''The job line that evicts ``files`` (shell words) as ``label``.'''
+        return f'iogap_evict {label} {self.method} {dd} {files}'
+
+    def check(self, text, expected):
         '''Sanity: ``expected`` maps each label to the bytes it evicted; all
         were evicted, none left more than :data:`MAX_RESIDENT` cached.
         Returns the residents, label by label, for the log.'''
@@ -50,8 +52,8 @@ class PageCacheEviction(rfm.RegressionTestPlugin):
 
             method, res = found[label]
             if res.isdigit() and int(res) > MAX_RESIDENT * nbytes:
-                root = self.current_partition.extras['scratch_root']
-                fstype = hostinfo.fs_type(root) if self.is_local else ''
+                root = self.test.current_partition.extras['scratch_root']
+                fstype = hostinfo.fs_type(root) if self.test.is_local else ''
                 why = (f': the scratch root {root} is on {fstype}, which '
                        f'lives in memory and cannot be evicted'
                        if fstype in hostinfo.MEMORY_FS else '')

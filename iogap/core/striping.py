@@ -3,37 +3,35 @@ directory, in the job's set-up), and the check that it applied.'''
 
 import re
 
-import reframe as rfm
-from reframe.core.builtins import parameter
 from reframe.core.exceptions import SanityError
 
-from iogap.core.cases import feature
 from iogap.core.variants import size_bytes
 from iogap.errors import IogapError
 
 
-class LustreStriping(rfm.RegressionTestPlugin):
-    #: Lustre striping of the test directory: the file system's default,
-    #: or the partition's extras['lustre_stripes'][layout] count and size
-    striping = parameter(['default', 'tuned'])
+class Striping:
+    '''The ``striping`` variant of a case (``tuned``: the partition's
+    extras['lustre_stripes'][layout]) as set-up lines, and its check.'''
 
-    CONSTRAINTS = (feature('lustre', when=lambda p: p['striping'] == 'tuned'),)
+    def __init__(self, test):
+        self.test, self.striping = test, getattr(test, 'striping', 'default')
+        self.stripe_count = None
 
-    def stripe_commands(self, layout):
+    def commands(self, layout):
         if self.striping == 'default':
             return []
 
-        conf = self.extra('lustre_stripes')[layout]
+        conf = self.test.current_partition.extras['lustre_stripes'][layout]
         if size_bytes(conf['size']) % 65536:
             raise IogapError(f'Lustre stripe size {conf["size"]} is not a '
                              f'multiple of 64 KiB')
 
         self.stripe_count = int(conf['count'])
-        self.note(f'stripe={conf["count"]}x{conf["size"]}')
+        self.test.note(f'stripe={conf["count"]}x{conf["size"]}')
         return [f'lfs setstripe -c {conf["count"]} -S {conf["size"]} '
                 f'"$IOGAP_DIR"', 'lfs getstripe -d "$IOGAP_DIR"']
 
-    def check_striping(self, stdout):
+    def check(self, stdout):
         '''Sanity: the directory got the stripe count asked for.'''
         if self.striping == 'default':
             return

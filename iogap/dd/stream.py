@@ -11,16 +11,14 @@ and each figure must agree with the harness's own clock and byte count.
 
 import statistics
 
-from reframe.core.builtins import (parameter, run_after,
-                                   sanity_function, variable)
+from reframe.core.builtins import parameter, sanity_function, variable
 from reframe.core.exceptions import SkipTestError
 
-from iogap.core import (darshan, placement, plausible, registry, stats, steps,
-                        traced)
+from iogap.core import (placement, plausible, registry, stats, steps, traced,
+                        variants)
+from iogap.core.darshan import FIGURES as DARSHAN_FIGURES
 from iogap.core.base import IogapTest
 from iogap.core.figures import Figures
-from iogap.core.pagecache import PageCacheEviction
-from iogap.core.variants import CoreSpec, CpuBind, MemoryPlacement
 from iogap.dd import mechanism
 from iogap.dd.parse import block_bytes, check_steps, dd_record
 from iogap.dd.figures import BW, BW_SPREAD, MEMORY_BW, PASS_BW
@@ -37,16 +35,28 @@ MODE_FLAGS = {
 
 
 @registry.family
-class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
-                     PageCacheEviction, darshan.Darshan):
+class DDSingleStream(IogapTest):
     '''Single-stream bandwidth in buffered, dsync or direct mode; medians
     over repetitions with min, max and CV (%).'''
 
     figures = Figures(BW, *BW_SPREAD, PASS_BW, MEMORY_BW, *mechanism.FIGURES,
-                      *darshan.FIGURES)
+                      *DARSHAN_FIGURES)
+
+    #: Cores per node reserved for system daemons (:mod:`iogap.core.variants`)
+    core_spec = variants.core_spec()
+
+    #: The launcher's default placement, or the task bound to cores
+    cpu_bind = variants.cpu_bind()
+
+    #: Where dd's buffers live: the node's default, DRAM or MCDRAM
+    memory = variants.memory()
+
+    #: The stream under darshan-runtime, or bare
+    darshan = variants.darshan()
 
     #: I/O path: page cache, O_DSYNC writes, or O_DIRECT
     mode = parameter(list(MODE_FLAGS))
+
 
     #: dd ``bs=``; ``None`` takes extras['dd_block_size']
     block_size = variable(str, type(None), value=None)
@@ -60,8 +70,7 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
     #: Reads after each write: 3 gives read-once and read-3x, 0 none
     reads = variable(int, value=3)
 
-    @run_after('setup')
-    def set_dd(self):
+    def configure(self):
         self.block_size = self.block_size or self.extra('dd_block_size')
         self.count = self.count or self.extra('dd_count')
         self.repetitions = self.repetitions or self.extra('repetitions')
@@ -79,11 +88,11 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
         self.moved_bytes = (self.file_bytes * self.repetitions *
                             (1 + self.reads))
         # numactl, for a memory variant, wraps the whole stream
-        self.executable = ' '.join([*self.memory_wrapper(),
+        self.executable = ' '.join([*self.placement.memory_wrapper(),
                                     f'{self.own_tools}/dd-stream.sh'])
         write, read = MODE_FLAGS[self.mode]
         evict = 'none' if self.mode == 'direct' or not self.reads \
-            else self.evict
+            else self.eviction.method
         self.executable_opts = [
             '--dd', self.tool('dd'), '--file', '"$IOGAP_DIR/dd.dat"',
             '--bs', self.block_size, '--count', str(self.count),
@@ -93,7 +102,7 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
             '--evict', evict, *(['--write-flags', write] if write else []),
             *(['--read-flags', read] if read else []),
             *(['--odirect-probe'] if self.mode == 'direct' else []),
-            *(['--darshan', self.darshan_lib] if self.darshan == 'on'
+            *(['--darshan', self.darshan_run.lib] if self.darshan == 'on'
               else []),
         ]
         self.env_vars['LC_ALL'] = 'C'     # dd's summary in one format
@@ -112,8 +121,7 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
                 for s in found if s['op'] == op]
 
     def check_placement(self, text):
-        cpus = self.check_binding([r['cpus'] for r in placement.parse(text)])
-        self.check_core_spec(placement.job_cpus(text))
+        _, cpus = self.placement.check(text, tasks=1, nodes=1)
         self.note(f'cpus={cpus}')
 
     def check_eviction(self, text):
@@ -122,10 +130,11 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
                       if self.reads else 'write only')
             return
 
-        resident = self.check_evictions(text, {
+        resident = self.eviction.check(text, {
             f'rep{r}': self.file_bytes
             for r in range(1, self.repetitions + 1)})
-        self.note(f'evict={self.evict} (bytes resident after: {resident})')
+        self.note(f'evict={self.eviction.method} (bytes resident after: '
+                  f'{resident})')
 
     def check_mechanisms(self, found, text):
         '''What the steps did to the page cache and the device: figures,
@@ -168,7 +177,6 @@ class DDSingleStream(IogapTest, CoreSpec, CpuBind, MemoryPlacement,
             expected[f'write-{rep}'] = ('POSIX', 0, self.file_bytes, 0)
             for p in range(1, self.reads + 1):
                 expected[f'read{p}-{rep}'] = ('POSIX', self.file_bytes, 0, 0)
-        for name, value in self.darshan_figures(expected).items():
-            figures[name] = (value, self.figures.find(name).unit)
+        figures.update(self.darshan_run.figures(expected))
 
         return self.report(figures)

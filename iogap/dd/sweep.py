@@ -10,15 +10,14 @@ own, launched with ``--cpu-freq``; the fit over the clocks is a judgement
 
 from reframe.core.builtins import parameter
 
-from iogap.core import registry
+from iogap.core import registry, variants
 from iogap.core.figures import Figures, spread_figures
-from iogap.core.variants import CpuClock
 from iogap.dd.figures import BW
 from iogap.dd.stream import DDSingleStream
 
 
 @registry.family
-class DDFrequencySweep(DDSingleStream, CpuClock):
+class DDFrequencySweep(DDSingleStream):
     '''dd write bandwidth at one CPU clock (median of the repetitions).'''
 
     figures = Figures(BW, *spread_figures(BW.template, BW.unit,
@@ -29,8 +28,7 @@ class DDFrequencySweep(DDSingleStream, CpuClock):
     cpu_bind = parameter(inherit_params=True, filter_params=lambda p: p[:1])
     darshan = parameter(inherit_params=True, filter_params=lambda p: p[:1])
 
-    reads = 0
+    #: The CPU clock of the case (kHz), checked in the job
+    cpu_freq = variants.cpu_freq()
 
-    def check_placement(self, text):
-        super().check_placement(text)
-        self.check_clock(text)
+    reads = 0

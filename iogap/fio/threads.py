@@ -9,16 +9,14 @@ the first one the placement probe, launched the same way, may run on. The
 finding is a ratio: N threads over one thread on the same core.
 '''
 
-from reframe.core.builtins import (parameter, run_after, run_before,
-                                   sanity_function, variable)
+from reframe.core.builtins import parameter, sanity_function, variable
 from reframe.core.exceptions import SanityError
 
 from iogap import profile
 from iogap.core import placement, plausible, registry, steps
 from iogap.core.base import IogapTest
-from iogap.core.cases import feature
 from iogap.core.figures import Figures
-from iogap.core.variants import size_bytes
+from iogap.core.variants import feature, size_bytes
 from iogap.errors import IogapError
 from iogap.fio import parse
 from iogap.fio.figures import BW, CLAT, IOPS
@@ -54,8 +52,7 @@ class FioThreads(IogapTest):
     CONSTRAINTS = (feature('odirect'),
                    lambda p, part: p['threads'] in thread_counts(part))
 
-    @run_after('setup')
-    def set_fio(self):
+    def configure(self):
         self.file_size = self.file_size or self.extra('fio_file_size')
         self.block_size = self.block_size or self.extra('fio_block_size')
         self.runtime = self.runtime or self.extra('fio_runtime')
@@ -86,8 +83,7 @@ class FioThreads(IogapTest):
             *(f'--{k}={v}' for k, v in self.plan.items()),
             '--output-format=json', '--output=fio_read.json']
 
-    @run_before('run')
-    def lay_out_then_read(self):
+    def plan_steps(self):
         launch = self.launch_prefix()
         layout = (f'{self.fio} --name=layout --filename="$IOGAP_DIR/fio.dat"'
                   f' --size={self.file_bytes} --create_only=1')

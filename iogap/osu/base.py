@@ -14,15 +14,13 @@ PATH, in OSU's own ``libexec/osu-micro-benchmarks/mpi/<category>/`` layout.
 import os
 
 import reframe.utility.typecheck as typ
-from reframe.core.builtins import (run_after, run_before, sanity_function,
-                                   variable)
+from reframe.core.builtins import sanity_function, variable
 from reframe.core.exceptions import SanityError, SkipTestError
 
-from iogap.core import placement, steps
+from iogap.core import placement, steps, variants
 from iogap.core.base import IogapTest
-from iogap.core.cases import feature
 from iogap.core.ending import ended_by_scheduler, exit_status
-from iogap.core.variants import CoreSpec, CpuBind
+from iogap.core.variants import feature
 from iogap.errors import IogapError
 from iogap.osu import parse
 
@@ -42,10 +40,16 @@ def supports_types(binary):
         return False
 
 
-class OSUBase(IogapTest, CoreSpec, CpuBind):
+class OSUBase(IogapTest):
     '''An OSU benchmark: validated, then measured.'''
 
     CONSTRAINTS = (feature('mpi'),)
+
+    #: Cores per node reserved for system daemons (:mod:`iogap.core.variants`)
+    core_spec = variants.core_spec()
+
+    #: The launcher's default placement, or each rank bound to cores
+    cpu_bind = variants.cpu_bind()
 
     #: OSU binary the family runs, e.g. ``osu_latency``
     benchmark = variable(str)
@@ -77,8 +81,7 @@ class OSUBase(IogapTest, CoreSpec, CpuBind):
     #: Partition extra holding the family's largest message size
     MAX_SIZE_KEY = 'osu_max_size'
 
-    @run_after('setup')
-    def set_osu(self):
+    def configure(self):
         self.max_size = self.max_size or self.extra(self.MAX_SIZE_KEY)
         if self.max_size < 1 or self.max_size & (self.max_size - 1):
             raise IogapError(f'{self.benchmark}: max_size must be a power of '
@@ -113,8 +116,7 @@ class OSUBase(IogapTest, CoreSpec, CpuBind):
         return [str(o) for o in opts]
 
 
-    @run_before('run')
-    def probe_and_validate(self):
+    def plan_steps(self):
         launch = self.launch_prefix()
         self.job_sections['probe'].extend([
             placement.JOB_CPUS, placement.probe_step(launch, self.own_tools)])
@@ -124,6 +126,11 @@ class OSUBase(IogapTest, CoreSpec, CpuBind):
                 run='validate')
 
         self.job_sections.step(run='measure')
+
+    def sockets(self):
+        '''Where ranks 0 and 1 must run: ``'same'`` or ``'cross'`` socket,
+        or ``None`` for no such requirement.'''
+        return None
 
     def what(self, step):
         return (f'{self.benchmark} ({step["run"]} run, {self.num_tasks} '
@@ -156,10 +163,10 @@ class OSUBase(IogapTest, CoreSpec, CpuBind):
             parse.check_validation(step.text, self.what(step))
 
         self.check_exit(found)
-        ranks = placement.parse(text)
-        self.note(f'ranks={self.check_placement(ranks)}')
-        self.check_binding([r['cpus'] for r in ranks])
-        self.check_core_spec(placement.job_cpus(text))
+        summary, _ = self.placement.check(
+            text, self.num_tasks, self.num_tasks // self.num_tasks_per_node,
+            self.sockets())
+        self.note(f'ranks={summary}')
         runs = [s['run'] for s in found]
         expected = ['validate', 'measure'] if self.validation else ['measure']
         if runs != expected:

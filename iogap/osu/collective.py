@@ -4,7 +4,7 @@ node's usable cores (cores less core_spec): powers of two below them, then
 that count; each count is a case of its own.
 '''
 
-from reframe.core.builtins import parameter, run_after
+from reframe.core.builtins import parameter
 
 from iogap import profile
 from iogap.core import placement, registry
@@ -53,13 +53,9 @@ class OSUCollective(OSUBase):
 
     figures = Figures(LATENCY_AT)
 
-    @run_after('init')
-    def size_job(self):
+    def size_tasks(self):
         self.num_tasks_per_node = self.ranks_per_node
         self.num_tasks = self.num_nodes * self.ranks_per_node
-
-    def check_placement(self, ranks):
-        return placement.check(ranks, self.num_tasks, self.num_nodes)
 
     def figures_of(self, table):
         latency = table.values('Latency')

@@ -4,11 +4,11 @@ study's inter-node figure). Placements come from the partition's
 extras['osu_placement'] and are checked against where the ranks ran.
 '''
 
-from reframe.core.builtins import parameter, run_after
+from reframe.core.builtins import parameter
 from reframe.core.exceptions import SanityError
 
-from iogap.core import placement, registry
-from iogap.core.cases import feature
+from iogap.core import registry
+from iogap.core.variants import feature
 from iogap.core.figures import Figures
 from iogap.osu.base import OSUBase
 from iogap.osu.figures import (BW_PEAK, BW_PEAK_SIZE, LATENCY_AT,
@@ -47,12 +47,11 @@ class OSUPointToPoint(OSUBase):
     category = 'pt2pt'
     num_tasks = 2
 
-    @run_after('init')
-    def two_ranks(self):
+    def size_tasks(self):
         self.num_tasks_per_node = 1 if self.placement == 'inter_node' else 2
 
-    @run_after('setup')
-    def place_ranks(self):
+    def configure(self):
+        super().configure()
         options = self.extra('osu_placement').get(self.placement, [])
         if self.placement != 'inter_node' and self.cpu_bind == 'default':
             # A socket placement only holds if the ranks are pinned to it
@@ -61,12 +60,9 @@ class OSUPointToPoint(OSUBase):
         self.job_sections.launcher['placement'] += options
         self.note(f'placement={self.placement}')
 
-    def check_placement(self, ranks):
-        sockets = {'same_socket': 'same',
-                   'cross_socket': 'cross'}.get(self.placement)
-        single = (self.current_partition.processor.num_sockets or 1) == 1
-        return placement.check(ranks, 2, 2 // self.num_tasks_per_node,
-                               sockets, single)
+    def sockets(self):
+        return {'same_socket': 'same',
+                'cross_socket': 'cross'}.get(self.placement)
 
 
 @registry.family

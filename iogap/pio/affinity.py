@@ -48,10 +48,8 @@ class IORAffinity(IORBase):
     def geometry(self):
         return geometry(profile.Part.of(self.current_partition))
 
-    def cpus_per_task(self):
-        # -c counts hardware threads: 16 KNL cores are the tip's -c 64
-        threads = self.current_partition.processor.num_cpus_per_core or 1
-        return self.geometry()[1] * threads
-
     def size_job(self):
+        # Binding gives each task its cores (-c counts their hardware
+        # threads: 16 KNL cores are the tip's -c 64)
         self.num_tasks = self.num_tasks_per_node = self.geometry()[0]
+        self.cores_per_task = self.geometry()[1]

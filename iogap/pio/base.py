@@ -9,15 +9,13 @@ the parameters take their values from the selected system's profile and a
 case is generated only on the partitions whose sweep holds its point.
 '''
 
-import reframe as rfm
-from reframe.core.builtins import parameter, run_after, run_before
+from reframe.core.builtins import parameter
 from reframe.core.exceptions import SanityError
 
 from iogap import profile
-from iogap.core import placement
+from iogap.core import placement, variants
 from iogap.core.base import IogapTest
-from iogap.core.cases import feature
-from iogap.core.variants import CoreSpec, CpuBind, core_specs
+from iogap.core.variants import core_specs, feature
 from iogap.pio import parse
 
 
@@ -35,22 +33,26 @@ def node_sweep(part):
     return [n for n in part.extras['ior_nodes'] if n <= most]
 
 
-class ParallelIOTest(IogapTest, CoreSpec, CpuBind):
+class ParallelIOTest(IogapTest):
     '''An MPI I/O tool: tasks placed as the variants ask, and verified.'''
 
     CONSTRAINTS = (feature('mpi'),)
+
+    #: Cores per node reserved for system daemons (:mod:`iogap.core.variants`)
+    core_spec = variants.core_spec()
+
+    #: The launcher's default placement, or each task bound to cores
+    cpu_bind = variants.cpu_bind()
 
     #: The tool's name, for messages and the partition's time limit key
     TOOL = ''
 
 
-    @run_after('setup')
-    def set_time_limit(self):
+    def configure(self):
         self.time_limit = self.time_limit or \
             self.extra(f'{self.TOOL}_time_limit')
 
-    @run_before('run')
-    def probe_placement(self):
+    def plan_steps(self):
         # Launched exactly like the tool: where every task runs
         self.job_sections['probe'].extend([
             placement.JOB_CPUS,
@@ -66,33 +68,37 @@ class ParallelIOTest(IogapTest, CoreSpec, CpuBind):
                               f'{bad[0][1]}{more}')
 
         self.assert_exit_ok(self.TOOL)
-        ranks = placement.parse(text)
-        placement.check(ranks, self.num_tasks, self.num_tasks //
-                        self.num_tasks_per_node)
-        cpus = self.check_binding([r['cpus'] for r in ranks]).split()
-        self.check_core_spec(placement.job_cpus(text))
+        _, cpus = self.placement.check(
+            text, self.num_tasks, self.num_tasks // self.num_tasks_per_node)
+        cpus = cpus.split()
         self.note(f'cpus={" ".join(cpus[:4])}{" ..." * (len(cpus) > 4)}')
         return text
 
 
-class Sweep(rfm.RegressionTestPlugin):
-    '''The node x processes-per-node sweep as two parameters.'''
+# The node x processes-per-node sweep: a family whose cases are its points
+# declares the two parameters below, adds SWEEP_CONSTRAINTS to its own and
+# sizes its tasks with size_point.
 
-    #: Nodes of the case (the selected system's extras['ior_nodes'])
-    num_nodes = parameter(profile.values(node_sweep))
+def num_nodes():
+    '''Nodes of a sweep's case (the selected system's extras['ior_nodes']).'''
+    return parameter(profile.values(node_sweep))
 
-    #: Processes per node of the case (see :func:`ppn_sweep`)
-    procs_per_node = parameter(profile.values(
+
+def procs_per_node():
+    '''Processes per node of a sweep's case (see :func:`ppn_sweep`).'''
+    return parameter(profile.values(
         lambda part: [n for cs in core_specs(part)
                       for n in ppn_sweep(part, cs)]))
 
-    CONSTRAINTS = (
-        lambda p, part: p['num_nodes'] in node_sweep(part),
-        lambda p, part: p['procs_per_node'] in ppn_sweep(part,
-                                                         p['core_spec']),
-    )
 
-    @run_after('init')
-    def size_point(self):
-        self.num_tasks = self.num_nodes * self.procs_per_node
-        self.num_tasks_per_node = self.procs_per_node
+#: A sweep's case is generated where the partition's sweep holds its point
+SWEEP_CONSTRAINTS = (
+    lambda p, part: p['num_nodes'] in node_sweep(part),
+    lambda p, part: p['procs_per_node'] in ppn_sweep(part, p['core_spec']),
+)
+
+
+def size_point(test):
+    '''The tasks of a sweep's case, from its two parameters.'''
+    test.num_tasks = test.num_nodes * test.procs_per_node
+    test.num_tasks_per_node = test.procs_per_node

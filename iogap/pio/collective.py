@@ -10,13 +10,12 @@ for one aggregator per node (``cb_nodes``) and checks, from what the layer
 printed and where the ranks ran, that it got them.
 '''
 
-from reframe.core.builtins import parameter, run_before, variable
+from reframe.core.builtins import parameter, variable
 
 from iogap import profile
-from iogap.core import placement, registry
-from iogap.core.cases import feature
-from iogap.core.striping import LustreStriping
-from iogap.core.variants import size_bytes
+from iogap.core import placement, registry, variants
+from iogap.core.striping import Striping
+from iogap.core.variants import feature, size_bytes
 from iogap.pio import hints
 from iogap.pio.base import node_sweep, ppn_sweep
 from iogap.pio.ior import IORBase
@@ -28,10 +27,13 @@ def cb_sizes(part):
 
 
 @registry.family
-class IORCollective(IORBase, LustreStriping):
+class IORCollective(IORBase):
     '''Shared-file I/O at the partition's collective point (extras
     ['ior_collective_nodes'] x ['ior_collective_ppn'], else the largest
     point of its sweep).'''
+
+    #: Lustre striping of the case's directory (:mod:`iogap.core.striping`)
+    striping = variants.striping()
 
     #: MPI-IO directly, or HDF5 over MPI-IO
     api = parameter(['MPIIO', 'HDF5'])
@@ -68,7 +70,7 @@ class IORCollective(IORBase, LustreStriping):
 
     def check_run(self):
         text = super().check_run()
-        self.check_striping(text)
+        self.striping_run.check(text)
         if self.cb_nodes():
             where = hints.check_aggregators(text, placement.parse(text),
                                             self.cb_nodes())
@@ -108,9 +110,11 @@ class IORCollective(IORBase, LustreStriping):
 
         return options
 
-    @run_before('run')
-    def hints_file(self):
-        setup = list(self.stripe_commands(self.layout))
+    def plan_steps(self):
+        super().plan_steps()
+        #: The striping variant's set-up lines and check
+        self.striping_run = Striping(self)
+        setup = list(self.striping_run.commands(self.layout))
         if self.hints():
             setup += [
                 "printf '%s\\n' " + ' '.join(f'IOR_HINT__MPI__{h}'

@@ -13,13 +13,12 @@ per task) measure.
 
 import re
 
-from reframe.core.builtins import (run_after, run_before, sanity_function,
-                                   variable)
+from reframe.core.builtins import sanity_function, variable
 from reframe.core.exceptions import SkipTestError
 
-from iogap.core import darshan, plausible, steps, traced
+from iogap.core import plausible, steps, traced, variants
+from iogap.core.darshan import FIGURES as DARSHAN_FIGURES
 from iogap.core.figures import Figures
-from iogap.core.pagecache import PageCacheEviction
 from iogap.pio import parse
 from iogap.pio.figures import BW, BW_SPREAD, IOPS, TIME
 from iogap.pio.base import ParallelIOTest
@@ -35,12 +34,15 @@ CALIBRATIONS = 3
 _TOTAL_TIME = re.compile(r'"totalTime": ([0-9.]+)')
 
 
-class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
+class IORBase(ParallelIOTest):
     '''IOR write, read-once and read-3x of one case; a family gives its
     ``api``, ``layout`` and ``mode``.'''
 
     TOOL = 'ior'
-    figures = Figures(BW, IOPS, TIME, BW_SPREAD, *darshan.FIGURES)
+
+    #: The steps under darshan-runtime, or bare
+    darshan = variants.darshan()
+    figures = Figures(BW, IOPS, TIME, BW_SPREAD, *DARSHAN_FIGURES)
 
     #: Bytes per task (``-b``); ``None`` takes extras['ior_block_size']
     block_size = variable(str, type(None), value=None)
@@ -54,8 +56,8 @@ class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
     def size_job(self):
         '''Set the job's tasks; the sweep's cases are sized at init.'''
 
-    @run_after('setup')
-    def set_ior(self):
+    def configure(self):
+        super().configure()
         self.size_job()
         self.block_size = self.block_size or self.extra('ior_block_size')
         self.transfer_size = (self.transfer_size or
@@ -69,7 +71,7 @@ class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
                                                  READ_PASSES)
         self.dd = self.tool('dd')
         self.ior = self.tool('ior')     # last: IOR's provider logged
-        self.executable = self.ranked(*self.darshan_env('write'), self.ior)
+        self.executable = self.ranked(*self.darshan_run.env('write'), self.ior)
         self.executable_opts = self.ior_options(
             '-w -k', f'-i {self.repetitions}',
             *(['-e'] if self.mode == 'fsync' else []), 'ior_write.json')
@@ -94,10 +96,10 @@ class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
                 '-o "$IOGAP_DIR/ior.dat"', '-O summaryFormat=JSON',
                 f'-O summaryFile={summary}']
 
-    @run_before('run')
-    def write_then_read(self):
+    def plan_steps(self):
+        super().plan_steps()
         job, launch = self.job_sections, self.launch_prefix()
-        calibrate = self.ranked(*self.darshan_env('calibrate'), self.ior,
+        calibrate = self.ranked(*self.darshan_run.env('calibrate'), self.ior,
                                 *self.api_options(), '-w -G 4242',
                                 f'-b {self.transfer_size} -t '
                                 f'{self.transfer_size}',
@@ -115,19 +117,20 @@ class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
         verify = ' '.join([self.ior, *self.ior_options(
             '-R -C -k', '-i 1', 'verify.json')])
         job.step(f'{launch} {verify}', step='verify')
-        read = self.ranked(*self.darshan_env('read'), self.ior,
+        read = self.ranked(*self.darshan_run.env('read'), self.ior,
                            *self.ior_options('-r -R -C -k',
                                              f'-i {READ_PASSES}',
                                              'ior_read.json'))
         read = job.step(f'{launch} {read}', step='read')
         evicting = self.mode != 'direct'
         if evicting:
-            read.prepare.append(f'iogap_evict points {self.evict} {self.dd} '
-                                f'"$IOGAP_DIR"/ior.dat*')
+            read.prepare.append(self.eviction.command(
+                'points', self.dd, '"$IOGAP_DIR"/ior.dat*'))
         job['teardown'].append('rm -f "$IOGAP_DIR"/ior.dat*')
         self.keep_files = [*self.keep_files, 'ior_*.json']
         self.note('read_once: O_DIRECT, no page cache' if not evicting else
-                  f'read_once: {self.evict} eviction on the first node, -C '
+                  f'read_once: {self.eviction.method} eviction on the first '
+                  f'node, -C '
                   f'reads another node\'s data on multi-node points')
 
     def metadata_slack(self, nbytes):
@@ -150,7 +153,7 @@ class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
         slack = self.metadata_slack(nbytes)
         plausible.check_disk(found['write'], nbytes, 'IOR write', slack)
         if self.mode != 'direct':
-            self.check_evictions(text, {'points': nbytes})
+            self.eviction.check(text, {'points': nbytes})
 
     @sanity_function
     def validate(self):
@@ -189,9 +192,7 @@ class IORBase(ParallelIOTest, PageCacheEviction, darshan.Darshan):
         module = 'MPI-IO' if self.api == 'MPIIO' else 'POSIX'
         slack = self.metadata_slack(nbytes)
         reps = self.repetitions
-        found = self.darshan_figures({
+        return self.darshan_run.figures({
             'write': (module, 0, nbytes * reps, slack * reps),
             'read': (module, nbytes * READ_PASSES, 0, slack * READ_PASSES),
         })
-        return {name: (value, self.figures.find(name).unit)
-                for name, value in found.items()}

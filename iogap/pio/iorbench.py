@@ -3,19 +3,24 @@ point of nodes x processes per node, and the study's HDF5 clock sweep.'''
 
 from reframe.core.builtins import parameter
 
-from iogap.core import registry
-from iogap.core.cases import feature
-from iogap.core.variants import CpuClock
-from iogap.pio.base import Sweep
+from iogap.core import registry, variants
+from iogap.core.variants import feature
+from iogap.pio import base
 from iogap.pio.ior import IORBase
 
 
 @registry.family
-class IORBench(IORBase, Sweep):
+class IORBench(IORBase):
     '''IOR over file layout, API and I/O mode at one point of the sweep;
     MPI-IO and HDF5 use independent I/O here. IOR 4.0.0 does O_DIRECT only
     through its POSIX backend (it silently ignores ``--posix.odirect``
     elsewhere), so direct cases of the other APIs are never generated.'''
+
+    #: Nodes of the case (the selected system's extras['ior_nodes'])
+    num_nodes = base.num_nodes()
+
+    #: Processes per node of the case (:func:`iogap.pio.base.ppn_sweep`)
+    procs_per_node = base.procs_per_node()
 
     #: File per process (``-F``) or one single shared file
     layout = parameter(['fpp', 'ssf'])
@@ -31,14 +36,18 @@ class IORBench(IORBase, Sweep):
     core_spec = parameter(inherit_params=True, filter_params=lambda p: p[:1])
 
     CONSTRAINTS = (
+        *base.SWEEP_CONSTRAINTS,
         feature('hdf5', when=lambda p: p['api'] == 'HDF5'),
         feature('odirect', when=lambda p: p['mode'] == 'direct'),
         lambda p, part: p['mode'] != 'direct' or p['api'] == 'POSIX',
     )
 
+    def size_tasks(self):
+        base.size_point(self)
+
 
 @registry.family
-class IORFrequencySweep(IORBench, CpuClock):
+class IORFrequencySweep(IORBench):
     '''One process writing and reading a shared file through parallel HDF5
     at one CPU clock: the study's HDF5 sweep (r² 0.89 on Haswell, 0.96 on
     KNL; Haswell/KNL 1.83 at the same clock).'''
@@ -55,7 +64,5 @@ class IORFrequencySweep(IORBench, CpuClock):
     cpu_bind = parameter(inherit_params=True, filter_params=lambda p: p[:1])
     darshan = parameter(inherit_params=True, filter_params=lambda p: p[:1])
 
-    def check_run(self):
-        text = super().check_run()
-        self.check_clock(text)
-        return text
+    #: The CPU clock of the case (kHz), checked in the job
+    cpu_freq = variants.cpu_freq()

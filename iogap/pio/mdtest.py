@@ -6,24 +6,35 @@ and read back and verified (``-X``), so *read* really reads. Rates are the
 SUMMARY table's means over the iterations, in operations per second.
 '''
 
-from reframe.core.builtins import (parameter, run_after, run_before,
-                                   sanity_function, variable)
+from reframe.core.builtins import parameter, sanity_function, variable
 from reframe.core.exceptions import SanityError
 
-from iogap.core import darshan, registry
+from iogap.core import registry, variants
+from iogap.core.darshan import FIGURES as DARSHAN_FIGURES
 from iogap.core.figures import Figures
 from iogap.pio import parse
 from iogap.pio.figures import RATE
-from iogap.pio.base import ParallelIOTest, Sweep
+from iogap.pio import base
 
 
 
 @registry.family
-class MDTestBench(ParallelIOTest, Sweep, darshan.Darshan):
+class MDTestBench(base.ParallelIOTest):
     '''mdtest metadata rates, unique or shared directory.'''
 
     TOOL = 'mdtest'
-    figures = Figures(RATE, *darshan.FIGURES)
+    figures = Figures(RATE, *DARSHAN_FIGURES)
+
+    #: Nodes of the case (the selected system's extras['ior_nodes'])
+    num_nodes = base.num_nodes()
+
+    #: Processes per node of the case (:func:`iogap.pio.base.ppn_sweep`)
+    procs_per_node = base.procs_per_node()
+
+    CONSTRAINTS = base.SWEEP_CONSTRAINTS
+
+    #: mdtest under darshan-runtime, or bare
+    darshan = variants.darshan()
 
     #: A working directory per task (``-u``), or all tasks in one
     directory = parameter(['unique', 'shared'])
@@ -41,14 +52,17 @@ class MDTestBench(ParallelIOTest, Sweep, darshan.Darshan):
     #: Iterations (``-i``); ``None`` takes extras['repetitions']
     repetitions = variable(int, type(None), value=None)
 
-    @run_after('setup')
-    def set_mdtest(self):
+    def size_tasks(self):
+        base.size_point(self)
+
+    def configure(self):
+        super().configure()
         self.files_per_proc = (self.files_per_proc or
                                self.extra('mdtest_files_per_proc'))
         if self.file_bytes is None:
             self.file_bytes = self.extra('mdtest_file_bytes')
         self.repetitions = self.repetitions or self.extra('repetitions')
-        self.executable = ' '.join([*self.darshan_env('mdtest'),
+        self.executable = ' '.join([*self.darshan_run.env('mdtest'),
                                     self.tool('mdtest')])
         self.executable_opts = ['-d "$IOGAP_DIR/md"', '-F -C -T -E -r',
                                 f'-n {self.files_per_proc}',
@@ -63,8 +77,8 @@ class MDTestBench(ParallelIOTest, Sweep, darshan.Darshan):
         else:
             self.note('read is open/close only (no bytes)')
 
-    @run_before('run')
-    def time_main_step(self):
+    def plan_steps(self):
+        super().plan_steps()
         self.job_sections.step(step='mdtest')
 
     @sanity_function
@@ -80,9 +94,8 @@ class MDTestBench(ParallelIOTest, Sweep, darshan.Darshan):
         # Every file is written once and read back once per iteration
         nbytes = (self.num_tasks * self.files_per_proc * self.file_bytes *
                   self.repetitions)
-        figures = {name: (value, self.figures.find(name).unit)
-                   for name, value in self.darshan_figures(
-                       {'mdtest': ('POSIX', nbytes, nbytes, 0)}).items()}
+        figures = self.darshan_run.figures(
+            {'mdtest': ('POSIX', nbytes, nbytes, 0)})
         for op in parse.MDTEST_OPS:
             if not run.get(op):
                 raise SanityError(f'mdtest has no {op} rate (missing or '
