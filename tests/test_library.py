@@ -42,3 +42,13 @@ def test_the_architecture_walks_name_the_files_a_case_uses():
         files, _, _ = walk.walk(ROOT, check, family)
         assert documented[name] == set(files), \
             (name, documented[name] ^ set(files))
+
+
+def test_no_family_names_a_parameter_or_variable_after_a_harness_component():
+    # The base sets these at set-up: a family's own parameter or variable
+    # of that name would be overwritten (OSU's ``placement`` once was)
+    components = {'task_placement', 'eviction', 'darshan_run'}
+    for name in registry.names():
+        family = registry.get(name)
+        declared = set(family.param_space.params) | set(family.var_space.vars)
+        assert not components & declared, (name, components & declared)

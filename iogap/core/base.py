@@ -12,9 +12,11 @@ the base calls in this order, and no hook of its own:
    sections (:attr:`job_sections`), laid out once it returns.
 
 Its sanity function then checks the job with the components the base
-holds: :attr:`placement` (core specialization, binding, memory, clock),
-:attr:`eviction` (the page cache) and :attr:`darshan_run`, and hands its
-figures to :meth:`~IogapTest.report`.
+holds, built at set-up: ``task_placement`` (core specialization, binding,
+memory, clock: :class:`~iogap.core.variants.Placement`), ``eviction`` (the
+page cache: :class:`~iogap.core.pagecache.Eviction`) and ``darshan_run``
+(:class:`~iogap.core.darshan.Darshan`), and hands the figures it computed
+to :meth:`~IogapTest.report`, which makes them the performance variables.
 
 A measuring test only measures: its figures become performance variables
 with no reference of their own. Judging them (absolute bounds, ratios,
@@ -86,9 +88,6 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
     #: time limit when the profile gives none (:func:`time_limit`)
     moved_bytes = variable(int, value=0, loggable=False)
 
-    #: Figures of the last run: ``{name: (value, unit)}``
-    results = variable(dict, value={}, loggable=False)
-
     #: Figures this host cannot give, with the reason: ``{name: reason}``
     #: (a judgement of one is not applicable here)
     inapplicable = variable(dict, value={}, loggable=False)
@@ -125,7 +124,7 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
     @run_after('init')
     def _described(self):
         # What --describe and -t show: the family's own words, its figures
-        # (reported ones replace them before the performance stage)
+        # (the measured ones replace them in sanity: report)
         darshan = getattr(self, 'darshan', 'on') == 'on'
         describe(self, [f for f in getattr(self, 'figures', ())
                         if darshan or not f.template.startswith('darshan')])
@@ -163,7 +162,7 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
         self._own_tools()
         self._scratch_usable()
         #: The case's variants, applied to its job and checked in it
-        self.placement = Placement(self)
+        self.task_placement = Placement(self)
         #: The page-cache eviction before a read-once
         self.eviction = Eviction(self, self.evict)
         #: darshan-runtime for the steps of a ``darshan=on`` case
@@ -172,7 +171,7 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
         self.darshan_run.apply(self.job_sections)
         self.configure()
         # Binding follows the geometry the family set
-        self.placement.apply(self.job_sections)
+        self.task_placement.apply(self.job_sections)
 
     def _own_tools(self):
         # One package: the probe, the dd driver and their step library
@@ -262,16 +261,16 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
                 shutil.rmtree(real, ignore_errors=True)
 
     def report(self, figures):
-        '''Sanity's last step: ``figures`` (``{name: (value, unit)}``)
-        become the test's performance variables.'''
-        self.results = figures
+        '''Sanity's last step: ``figures`` (``{name: (value, unit)}``),
+        computed and checked by the family, become the test's performance
+        variables, each its value as measured.'''
+        self.perf_variables = {
+            name: sn.make_performance_function(lambda v=value: v, unit)
+            for name, (value, unit) in figures.items()}
         return True
 
-    @run_before('performance')
-    def _figures_as_performance(self):
-        if not self.is_dry_run():
-            self.perf_variables = {
-                name: sn.make_performance_function(
-                    lambda n=name: self.results[n][0], unit)
-                for name, (_, unit) in self.results.items()
-            }
+    def measured(self):
+        '''``{name: value}``: the figures a passed case reported, as a
+        judgement that depends on it reads them.'''
+        return {name: sn.evaluate(fn)
+                for name, fn in self.perf_variables.items()}

@@ -88,7 +88,7 @@ class DDSingleStream(IogapTest):
         self.moved_bytes = (self.file_bytes * self.repetitions *
                             (1 + self.reads))
         # numactl, for a memory variant, wraps the whole stream
-        self.executable = ' '.join([*self.placement.memory_wrapper(),
+        self.executable = ' '.join([*self.task_placement.memory_wrapper(),
                                     f'{self.own_tools}/dd-stream.sh'])
         write, read = MODE_FLAGS[self.mode]
         evict = 'none' if self.mode == 'direct' or not self.reads \
@@ -121,7 +121,7 @@ class DDSingleStream(IogapTest):
                 for s in found if s['op'] == op]
 
     def check_placement(self, text):
-        _, cpus = self.placement.check(text, tasks=1, nodes=1)
+        _, cpus = self.task_placement.check(text, tasks=1, nodes=1)
         self.note(f'cpus={cpus}')
 
     def check_eviction(self, text):

@@ -146,7 +146,7 @@ class Judgement(rfm.RunOnlyRegressionTest):
         figures = []
         for index, (name, part) in enumerate(self.names):
             case = self.getdep(name, part=part)
-            results = case.results
+            results = case.measured()
             need = self.vars_of(index)
             absent = [v for v in need if v not in results]
             why = [case.inapplicable[v] for v in absent
@@ -156,7 +156,7 @@ class Judgement(rfm.RunOnlyRegressionTest):
             if absent:
                 raise SanityError(f'{name} on {part} measured no '
                                   f'{", ".join(absent)}')
-            figures.append({v: results[v][0] for v in need})
+            figures.append({v: results[v] for v in need})
 
         try:
             self.verdicts = self.judged(figures)

@@ -163,7 +163,7 @@ class OSUBase(IogapTest):
             parse.check_validation(step.text, self.what(step))
 
         self.check_exit(found)
-        summary, _ = self.placement.check(
+        summary, _ = self.task_placement.check(
             text, self.num_tasks, self.num_tasks // self.num_tasks_per_node,
             self.sockets())
         self.note(f'ranks={summary}')

@@ -68,7 +68,7 @@ class ParallelIOTest(IogapTest):
                               f'{bad[0][1]}{more}')
 
         self.assert_exit_ok(self.TOOL)
-        _, cpus = self.placement.check(
+        _, cpus = self.task_placement.check(
             text, self.num_tasks, self.num_tasks // self.num_tasks_per_node)
         cpus = cpus.split()
         self.note(f'cpus={" ".join(cpus[:4])}{" ..." * (len(cpus) > 4)}')
