@@ -8,7 +8,7 @@ import sys
 
 from iogap import inputs
 from iogap.errors import IogapError
-from iogap.plan.load import budget, load, plan  # noqa: F401 (the CLI's API)
+from iogap.plan.making import budget, load, plan  # noqa: F401 (the CLI's API)
 from iogap.runguard import replace_file
 
 def print_night(args):

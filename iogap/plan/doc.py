@@ -44,7 +44,7 @@ def _said(hours):
 
 def render(args):
     # the families take their values from the profile: import after it
-    from iogap.plan.load import plan
+    from iogap.plan.making import plan
     args.db = os.devnull      # estimates only: the doc is the same anywhere
     name, made, _ = plan(args)
     from iogap.plan.cost import totals

@@ -44,8 +44,9 @@ def size_label(nbytes):
 
 
 def case_label(family, params, keys=None):
-    '''``IOR POSIX fsync ppn=2``: a case in a few words; ``keys`` limits
-    the parameters shown (default: all but those at their default).'''
+    '''A case in a few words, its family's short name first (``<short>
+    POSIX fsync ppn=2``); ``keys`` limits the parameters shown (default:
+    all but those at their default).'''
     keys = keys if keys is not None else [
         k for k, v in params.items() if str(v) not in ('default', '0')]
     return ' '.join(filter(None, [short_names().get(family, family),
