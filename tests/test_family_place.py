@@ -129,3 +129,29 @@ def test_no_import_runs_in_a_circle():
             if target in graph and target != path:
                 graph[path].add(target)
     assert _circles(graph) == []
+
+
+def test_the_walk_follows_imports_and_the_tools_they_name(tmp_path):
+    '''An import inside a function is followed as well, with the
+    package's ``__init__`` it runs, and so are the job-side tools the
+    modules name; on the real dd case every file of the family's walk is
+    among those followed, and the verdict starts at checks/judge.py.'''
+    for path, text in {
+            'checks/one.py': 'from iogap.fam import a\n',
+            'iogap/__init__.py': '', 'iogap/fam/__init__.py': '',
+            'iogap/fam/a.py': 'def f():\n    from iogap.fam import b\n',
+            'iogap/fam/b.py': "TOOL = 'probe.sh'\n",
+            'iogap/fam/probe.sh': 'echo\n', 'iogap/fam/unused.py': '',
+            'iogap/tools/own.py': "FILES = {'probe.sh': "
+                                  "'iogap/fam/probe.sh'}\n"}.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    followed = walk.follow(str(tmp_path), ['checks/one.py'])
+    assert followed == ['checks/one.py', 'iogap/__init__.py',
+                        'iogap/fam/__init__.py', 'iogap/fam/a.py',
+                        'iogap/fam/b.py', 'iogap/fam/probe.sh']
+    assert walk.lines(str(tmp_path), followed) == 5
+    dd = walk.follow(ROOT, ['checks/dd.py'])
+    files, _, _ = walk.walk(ROOT, 'checks/dd.py', 'DDSingleStream')
+    assert set(files) <= set(dd)
+    assert 'iogap/judge/judgement.py' in walk.follow(ROOT, [walk.VERDICT])

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 from ci.nightly import provenance
-from ci.nightly.paths import ROOT, shown  # noqa: F401 (the nightly's API)
+from ci.nightly.paths import ROOT, shown
 from iogap import inputs
 from iogap.errors import IogapError
 from iogap.runguard import replace_file
