@@ -145,6 +145,14 @@ def walk(root, check, family):
     return sorted({check, *files}), hooks, len(classes)
 
 
+def family_dir(family):
+    '''The directory of the package that holds ``family`` (after
+    :func:`walk` loaded the registry).'''
+    from iogap.core import registry
+    return registry.get(family).__module__.rpartition('.')[0].replace(
+        '.', '/')
+
+
 def main():
     args = argparse.ArgumentParser(description=__doc__)
     args.add_argument('--root', default=os.path.dirname(os.path.dirname(
@@ -160,8 +168,12 @@ def main():
               f'{classes} classes, {lines(root, files)} lines')
         print('  ' + ' '.join(files))
         followed = follow(root, [check])
+        own = [f for f in followed if f == check or
+               f.startswith(family_dir(family) + '/')]
         print(f'  followed: {len(followed)} files, '
-              f'{lines(root, followed)} lines')
+              f'{lines(root, followed)} lines, of which the family\'s own '
+              f'(its check and package) {len(own)} files, '
+              f'{lines(root, own)} lines')
         print('  ' + ' '.join(followed))
         if given.verdict:
             more = sorted(set(follow(root, [VERDICT])) - set(followed))
