@@ -8,19 +8,11 @@ import shlex
 import subprocess
 import sys
 
+from ci.nightly import provenance
+from ci.nightly.paths import ROOT, shown
 from iogap import inputs
 from iogap.errors import IogapError
 from iogap.runguard import replace_file
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
-
-
-def shown(path):
-    '''``path`` from the repository root when it is inside it.'''
-    rel = os.path.relpath(path, ROOT)
-    return path if rel.startswith('..') else rel
-
 
 #: The job's variables and the check each value must pass: a bad one stops
 #: the night before anything runs, in one line naming it
@@ -59,7 +51,6 @@ class Night:
         self.dir = os.path.join(self.output, 'ci', *filter(None, [self.job]))
         self.select = checked['IOGAP_SELECT'] or []
         self.nights = checked['IOGAP_HISTORY_NIGHTS'] or 7
-        from ci.nightly import provenance
         self.extras = {'pipeline': environ.get('CI_PIPELINE_ID', 'local'),
                        'commit': environ.get('CI_COMMIT_SHA', 'none'),
                        **provenance.extras(environ)}

@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 
-from ci.nightly.night import ROOT
+from ci.nightly.paths import ROOT
 
 #: Session keys a change of which is named, in this order
 KEYS = ('commit', 'kernel', 'spack_lock', 'tools')

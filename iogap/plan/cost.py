@@ -1,7 +1,7 @@
 '''The cost of a case before it runs: nodes, bytes written, wall time.
 
 The wall time is measured where the case ran before: the median of its
-last runs in the results database (ReFrame's, :mod:`iogap.resultsdb`),
+last runs in the results database (:mod:`iogap.plan.history` reads it),
 each from the job's submission to its completion. Otherwise it is
 estimated from the case's geometry: the bytes it moves over the
 bandwidth its partition's references give (the most specific absolute
@@ -9,76 +9,71 @@ bandwidth its partition's references give (the most specific absolute
 ``plan_node_bandwidth`` per node), plus its ``plan_start_seconds`` for
 start-up, probes and calibration (site data, defaults in the schema).
 The estimate is only a first night's guess; every run replaces it.
+
+Each family package states its own cost model, ``iogap/<package>/cost.py``
+(found through the registry of family packages):
+
+- ``geometry(case)``: ``(nodes, tasks, bytes written, bytes moved)``;
+- ``estimate(case)`` (optional): ``(wall seconds, how)``, or ``None``
+  for the bytes it moves over the bandwidth found here;
+- ``BANDWIDTH`` (optional): the figure whose absolute references give
+  that bandwidth;
+- ``SAID`` (optional): ``{extras key: whose}`` of the partition's extras
+  its estimate takes, for docs/budget.md.
 '''
 
 import copy
-import json
-import sqlite3
+import functools
+import importlib
 import statistics
-from contextlib import closing
 
+from iogap.core import registry
+from iogap.errors import IogapError
 from iogap.judge import references
-from iogap.pio.figures import BW
-from iogap.pio.base import node_sweep, ppn_sweep
-
-#: The figure whose references give a case's bandwidth (dd's and IOR's)
-WRITE_BW = BW.name(phase='write')
+from iogap.plan.history import (  # noqa: F401 (the module's API)
+    measured, nights_ran)
 
 #: Runs of a case whose median is its measured wall time
 LAST_RUNS = 3
 
-#: What ReFrame's --distribute adds to a case's display name: its node
-SWEPT = ' %.nid='
+
+@functools.lru_cache(maxsize=None)
+def models():
+    '''``{package: its cost module}`` of every family package.'''
+    found = {}
+    for name in registry.packages():
+        try:
+            found[name] = importlib.import_module(f'{name}.cost')
+        except ModuleNotFoundError as err:
+            if err.name != f'{name}.cost':
+                raise
+            raise IogapError(f'{name} states no cost model: add '
+                             f'{name.replace(".", "/")}/cost.py with '
+                             f'geometry(case) (see iogap.plan.cost)') from None
+    return found
 
 
-def _bytes(size):
-    '''Bytes in a profile size (``1M``, ``16m``, ``1g``: the extras'
-    schema allows k, m, g in either case).'''
-    size = str(size)
-    unit = {'k': 2**10, 'm': 2**20, 'g': 2**30}.get(size[-1].lower())
-    return int(size[:-1]) * unit if unit else int(size)
+def model(case):
+    '''The cost module of the package that holds the case's family.'''
+    return models()[registry.get(case.family).__module__.rpartition('.')[0]]
 
 
 def geometry(case):
     '''``(nodes, tasks, bytes written, bytes moved)`` of a measured case,
-    from its parameters and its partition's extras.'''
-    p, x, fam = case.params, case.part.extras, case.family
-    reps = x['repetitions']
-    if fam.startswith('DD'):
-        size = _bytes(x['dd_block_size']) * x['dd_count']
-        return 1, 1, size * reps, size * reps * 4
-    if fam in ('IORBench', 'IORFrequencySweep', 'IORCollective',
-               'IORAffinity'):
-        if fam == 'IORCollective':
-            nodes = x['ior_collective_nodes'] or max(node_sweep(case.part))
-            ppn = x['ior_collective_ppn'] or max(
-                ppn_sweep(case.part, p.get('core_spec', 0)))
-        elif fam == 'IORAffinity':
-            nodes, ppn = 1, x['affinity_tasks']
-        else:
-            nodes, ppn = p['num_nodes'], p['procs_per_node']
-        data = nodes * ppn * _bytes(x['ior_block_size'])
-        # the writes, a verification and three read passes
-        return nodes, nodes * ppn, data * reps, data * (reps + 4)
-    if fam == 'MDTestBench':
-        nodes, tasks = p['num_nodes'], p['num_nodes'] * p['procs_per_node']
-        data = tasks * x['mdtest_files_per_proc'] * x['mdtest_file_bytes']
-        return nodes, tasks, data * reps, data * reps * 2
-    if fam == 'FioThreads':
-        return 1, 1, _bytes(x['fio_file_size']), _bytes(x['fio_file_size'])
-    nodes = p.get('num_nodes') or (2 if p.get('placement') == 'inter_node'
-                                   else 1)
-    return nodes, nodes, 0, 0
+    from its parameters and its partition's extras (its family's model).'''
+    return model(case).geometry(case)
 
 
 def reference_bandwidth(case):
-    '''Bytes/s the references expect of the case's writes, or ``None``.'''
+    '''Bytes/s the references expect of the case's writes (the figure its
+    family's model names), or ``None``.'''
     ref = references.current()
+    figure = getattr(model(case), 'BANDWIDTH', None)
     best = None
     for entry in (ref.data['absolute'] if ref else []):
         given = entry.get('params') or {}
         if entry['test'] != case.family or entry['partition'] != \
-                case.partition or entry['var'] != WRITE_BW or \
+                case.partition or entry['var'] != figure or \
                 any(case.params.get(k) != v for k, v in given.items()):
             continue
         if best is None or len(given) > len(best.get('params') or {}):
@@ -91,72 +86,17 @@ def reference_bandwidth(case):
 
 def estimate(case):
     '''Expected wall seconds of a case that never ran, and how.'''
-    nodes, tasks, _, moved = geometry(case)
+    own = getattr(model(case), 'estimate', None)
+    found = own(case) if own else None
+    if found is not None:
+        return found
+    nodes, _, _, moved = geometry(case)
     x = case.part.extras
-    if case.family.startswith('OSU'):
-        return x['plan_osu_seconds'], 'estimate: OSU fixed'
-    if case.family == 'MDTestBench':
-        ops = x['mdtest_files_per_proc'] * 4 * x['repetitions']
-        return x['plan_start_seconds'] + ops / x['plan_mdtest_rate'], \
-            'estimate: metadata ops'
-    if case.family == 'FioThreads':
-        return x['plan_start_seconds'] + x['fio_runtime'], \
-            'estimate: fio runtime'
     bw = reference_bandwidth(case)
     how = 'estimate: bytes / reference bandwidth' if bw else \
         f'estimate: bytes / {x["plan_node_bandwidth"] / 1e6:.0f} MB/s per node'
     bw = bw or x['plan_node_bandwidth'] * nodes
     return x['plan_start_seconds'] + moved / bw, how
-
-
-def _testcases(db_path, system):
-    '''``(night, testcase)`` of every measured case of ``system`` that
-    completed in the results database, oldest session first. A session's
-    night is the plan's it ran (``plan_night``), else the day it started
-    (days since 1970-01-01 UTC, the plan's calendar). A node sweep's runs
-    (``reframe --distribute``: a case pinned to each node, its node in
-    its display name) are not the case's as the plan runs it: left out.'''
-    try:
-        with closing(sqlite3.connect(f'file:{db_path}?mode=ro',
-                                     uri=True)) as conn:
-            rows = conn.execute('SELECT json_blob FROM sessions ORDER BY '
-                                'session_start_unix').fetchall()
-    except sqlite3.Error:
-        return
-    for (blob,) in rows:
-        session = json.loads(blob)
-        info = session.get('session_info', {})
-        planned = str(info.get('plan_night', ''))
-        night = int(planned) if planned.isdigit() else \
-            int(info.get('time_start_unix', 0) // 86400)
-        for run in session.get('runs', []):
-            for tc in run['testcases']:
-                if tc.get('system') == system and not tc.get('fixture') \
-                        and tc.get('result') in ('pass', 'fail') and \
-                        SWEPT not in tc.get('display_name', ''):
-                    yield night, tc
-
-
-def measured(db_path, system):
-    '''``{(display name, partition): [wall seconds, ...]}`` of every case
-    of ``system`` that completed in the results database, oldest first.'''
-    found = {}
-    for _, tc in _testcases(db_path, system):
-        start, end = tc.get('job_submit_time'), \
-            tc.get('job_completion_time_unix')
-        wall = end - start if start and end else None
-        if wall and wall > 0:
-            found.setdefault((tc['name'], tc['partition']), []).append(wall)
-    return found
-
-
-def nights_ran(db_path, system):
-    '''``{(display name, partition): {night, ...}}``: the nights each case
-    of ``system`` ran on (passed or failed), from the results database.'''
-    found = {}
-    for night, tc in _testcases(db_path, system) if db_path else ():
-        found.setdefault((tc['name'], tc['partition']), set()).add(night)
-    return found
 
 
 class Cost:

@@ -10,10 +10,12 @@ def _head(name, node_hours):
     data (the schema's defaults unless the profile sets them).'''
     from iogap import profile
     from iogap.plan import cost
+    # what the families' own estimates take, as each model says it
+    said = {k: who for m in cost.models().values()
+            for k, who in getattr(m, 'SAID', {}).items()}
     assumed = {k: '/'.join(sorted({f'{p.extras[k]:g}' for p in
                                    profile.parts()}))
-               for k in ('plan_node_bandwidth', 'plan_start_seconds',
-                         'plan_osu_seconds')}
+               for k in ('plan_node_bandwidth', 'plan_start_seconds', *said)}
     return [
         f'# What a night costs on {name}',
         '',
@@ -25,10 +27,11 @@ def _head(name, node_hours):
         f'absolute references give (else `plan_node_bandwidth`, '
         f'{assumed["plan_node_bandwidth"]} B/s per node) plus '
         f'`plan_start_seconds` ({assumed["plan_start_seconds"]} s) of '
-        f'start-up; OSU cases `plan_osu_seconds` '
-        f'({assumed["plan_osu_seconds"]} s). Where a case ran before, the '
-        f'median of its last {cost.LAST_RUNS} runs in the results database '
-        f'replaces the estimate.',
+        f'start-up' + ''.join(f'; {who} `{k}` ({assumed[k]} s)'
+                              for k, who in said.items()) +
+        f'. Where a case ran before, the median of its last '
+        f'{cost.LAST_RUNS} runs in the results database replaces the '
+        f'estimate.',
         '']
 
 
@@ -41,7 +44,7 @@ def _said(hours):
 
 def render(args):
     # the families take their values from the profile: import after it
-    from iogap.plan.__main__ import plan
+    from iogap.plan.making import plan
     args.db = os.devnull      # estimates only: the doc is the same anywhere
     name, made, _ = plan(args)
     from iogap.plan.cost import totals

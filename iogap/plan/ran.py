@@ -4,6 +4,8 @@ node-hours (nodes of the job's node list times submission to completion,
 queue wait included unless the run was serial) and the jobs' wall time;
 and the plan it ran, where the session records one.'''
 
+from iogap.report.runreport import read_report
+
 
 def measured(report):
     '''``{partition: [jobs, node-hours, job seconds]}`` of a run report.'''
@@ -26,7 +28,6 @@ def measured(report):
 
 def render(path):
     # one line for a report that is not one (iogap.report's reader)
-    from iogap.report.load import read_report
     report = read_report(path)
     info = report['session_info']
     lines = [f'{path}: session {info.get("uuid")}, '

@@ -5,8 +5,10 @@
     python -m iogap.report --study-example -o study/
 
 :mod:`~iogap.report.load` turns reports and database sessions into one flat
-table of figures, the ``plot_*`` modules draw each section of the page and
-:mod:`~iogap.report.page` writes ``index.html`` with a ``figures.json``
-manifest. matplotlib (the ``report`` extra) is imported only when drawing:
-the registry imports every module of the package when a run loads.
+table of figures, each family package's ``report`` module draws its own
+section (found by :mod:`~iogap.report.family`), the ``plot_*`` modules draw
+the page's own sections and :mod:`~iogap.report.page` writes
+``index.html`` with a ``figures.json`` manifest. matplotlib (the ``report``
+extra) is imported only when drawing: the registry imports every module of
+the family packages, their ``report`` modules too, when a run loads.
 '''

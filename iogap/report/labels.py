@@ -2,18 +2,12 @@
 case or a variant in a few words, a figure's value and a message size as a
 person writes them.'''
 
+from iogap.report.family import short_names
+
 #: Short names of parameters in legends and titles
 ABBREV = {'core_spec': 'cs', 'cpu_bind': 'bind', 'memory': 'mem',
           'striping': 'stripe', 'procs_per_node': 'ppn', 'num_nodes': 'nodes',
           'ranks_per_node': 'rpn', 'directory': 'dir', 'cpu_freq': 'clock'}
-
-#: Short names of families in labels
-SHORT = {'DDSingleStream': 'dd', 'DDFrequencySweep': 'dd sweep',
-         'IORBench': 'IOR', 'IORCollective': 'IOR coll',
-         'IORFrequencySweep': 'IOR sweep', 'MDTestBench': 'mdtest',
-         'OSULatency': 'osu_latency', 'OSUBandwidth': 'osu_bw',
-         'OSUBiBandwidth': 'osu_bibw', 'OSUAlltoall': 'osu_alltoall',
-         'OSUAllreduce': 'osu_allreduce'}
 
 #: Parameters whose value alone says what it is (``fpp``, ``POSIX``), in
 #: the order labels name them; other parameters follow
@@ -50,9 +44,10 @@ def size_label(nbytes):
 
 
 def case_label(family, params, keys=None):
-    '''``IOR POSIX fsync ppn=2``: a case in a few words; ``keys`` limits
-    the parameters shown (default: all but those at their default).'''
+    '''A case in a few words, its family's short name first (``<short>
+    POSIX fsync ppn=2``); ``keys`` limits the parameters shown (default:
+    all but those at their default).'''
     keys = keys if keys is not None else [
         k for k, v in params.items() if str(v) not in ('default', '0')]
-    return ' '.join(filter(None, [SHORT.get(family, family),
+    return ' '.join(filter(None, [short_names().get(family, family),
                                   variant(params, keys).replace(',', '')]))

@@ -16,42 +16,13 @@ import re
 import sqlite3
 import statistics
 
+from iogap.plan import ran
 from iogap.report.rows import (  # noqa: F401 (the module's API)
     DB_SCHEMA, JUDGEMENTS, NOT_APPLICABLE, InputError, Row, Session)
+from iogap.report.runreport import (  # noqa: F401 (the module's API)
+    check_report, read_report)
 
 _PARAM = re.compile(r'%([\w.]+)=(\S+)')
-
-
-def read_report(path):
-    '''The run report in ``path``; anything else is one clear error.'''
-    try:
-        with open(path) as fp:
-            text = fp.read()
-    except OSError as err:
-        raise InputError(f'{path}: {err.strerror}') from None
-    except UnicodeDecodeError:
-        raise InputError(f'{path}: not a text file, not a ReFrame run '
-                         f'report') from None
-    if not text.strip():
-        raise InputError(f'{path}: empty file, not a ReFrame run report')
-    try:
-        report = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InputError(f'{path}: not JSON ({err.msg}, line {err.lineno}), '
-                         f'not a ReFrame run report') from None
-
-    check_report(report, path)
-    return report
-
-
-def check_report(report, source):
-    if not (isinstance(report, dict) and
-            isinstance(report.get('session_info'), dict) and
-            isinstance(report.get('runs'), list) and
-            all(isinstance(r, dict) and isinstance(r.get('testcases'), list)
-                for r in report['runs'])):
-        raise InputError(f'{source}: JSON, but not a ReFrame run report '
-                         f'(needs session_info and runs[*].testcases)')
 
 
 def read_db(path):
@@ -86,7 +57,6 @@ def read_db(path):
 
 
 def session_of(report, source):
-    from iogap.plan import ran
     info = report['session_info']
     return Session(str(info.get('uuid') or source),
                    float(info.get('time_start_unix') or 0), source, info,

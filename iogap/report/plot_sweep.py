@@ -3,26 +3,19 @@
 with the least-squares line, r² and intercept of each series.'''
 
 from iogap.core.stats import linear_fit
-from iogap.dd.figures import BW as DD_BW
 from iogap.errors import IogapError
-from iogap.pio.figures import BW as IOR_BW
-from iogap.report import labels, style
+from iogap.report import family, labels, style
 from iogap.report.load import median
 
-PANELS = (('DDFrequencySweep', 'dd write (single stream)'),
-          ('IORFrequencySweep', 'IOR parallel HDF5 write (one process)'))
 MARKERS = 'osD^v'
 
-#: The figure each sweep varies with the clock (dd's and IOR's write_bw)
-WRITE_BW = {DD_BW.name(pattern='write'), IOR_BW.name(phase='write')}
 
-
-def series(rows, keys):
+def series(rows, keys, figure):
     '''``{(where, label): {GHz: median}}`` of one family's write
-    bandwidth.'''
+    bandwidth (its ``figure``).'''
     points = {}
     for row in rows:
-        if row.figure in WRITE_BW and 'cpu_freq' in row.params:
+        if row.figure == figure and 'cpu_freq' in row.params:
             key = (row.where, labels.variant(row.params, keys))
             ghz = float(row.params['cpu_freq']) * 1e-6
             points.setdefault(key, {}).setdefault(ghz, []).append(row)
@@ -38,9 +31,10 @@ def fit(points):
 
 
 def draw(ctx):
-    panels = [(f, t, [r for r in ctx.rows if r.family == f])
-              for f, t in PANELS]
-    panels = [p for p in panels if any(r.figure in WRITE_BW for r in p[2])]
+    # Each family that sweeps the clock names its panel and its figure
+    panels = [(f, t, w, [r for r in ctx.rows if r.family == f])
+              for f, t, w in family.sweeps()]
+    panels = [p for p in panels if any(r.figure == p[2] for r in p[3])]
     if not panels:
         return {}
     plt = style.pyplot()
@@ -48,11 +42,11 @@ def draw(ctx):
                              figsize=(6.5 * len(panels), 5),
                              layout='constrained')
     fits = []
-    for ax, (family, title, rows) in zip(axes[0], panels):
+    for ax, (swept, title, figure, rows) in zip(axes[0], panels):
         keys = style.varying(rows, skip=('cpu_freq',))
         unit = rows[0].unit
         for i, ((where, label), points) in enumerate(
-                series(rows, keys).items()):
+                series(rows, keys, figure).items()):
             color, marker = ctx.look.color(where), MARKERS[i % len(MARKERS)]
             name = ' '.join(filter(None, [ctx.look.part(where), label]))
             line = fit(points)
@@ -65,7 +59,7 @@ def draw(ctx):
                 ax.plot(xs, [line['intercept'] + line['slope'] * x
                              for x in xs], '--', color=color, lw=1,
                         alpha=0.7)
-                fits.append([family, ctx.look.part(where), label,
+                fits.append([swept, ctx.look.part(where), label,
                              len(points), round(line['r2'], 3),
                              float(f'{line["slope"]:.4g}'),
                              float(f'{line["intercept"]:.4g}'), unit])

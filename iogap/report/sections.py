@@ -1,11 +1,15 @@
-'''The page's sections, the families each one draws, and rendering them.'''
+'''The page's sections, the families each one draws, and rendering them:
+the family packages' own sections (:mod:`iogap.report.family`) placed
+among the page's, which take their families from them too.'''
 
 import json
 import os
+import dataclasses
 from dataclasses import dataclass, field
 
-from iogap.report import (plot_darshan, plot_dd, plot_history, plot_ior,
-                          plot_judge, plot_osu, plot_sweep, study, style)
+from iogap.report import (family, plot_darshan, plot_history, plot_judge,
+                          plot_sweep, study, style)
+from iogap.report.family import Section
 from iogap.report.load import JUDGEMENTS, latest
 
 
@@ -22,35 +26,25 @@ class Context:
     study: list = field(default_factory=list)
 
 
-@dataclass
-class Section:
-    key: str
-    title: str
-    families: tuple
-    draw: object
-    needs: str = ''
-
-
-SECTIONS = [
-    Section('dd', '1. dd: single-stream bandwidth', ('DDSingleStream',),
-            plot_dd.draw),
-    Section('sweep', '2. Bandwidth against CPU clock',
-            ('DDFrequencySweep', 'IORFrequencySweep'), plot_sweep.draw,
-            'partitions with +cpufreq run them'),
-    Section('ior', '3. IOR scaling, collective I/O and mdtest',
-            ('IORBench', 'IORCollective', 'MDTestBench'), plot_ior.draw),
-    Section('osu', '4. OSU: MPI latency and bandwidth',
-            ('OSULatency', 'OSUBandwidth', 'OSUBiBandwidth', 'OSUAlltoall',
-             'OSUAllreduce'), plot_osu.draw),
-    Section('ratios', '5. Judgements: ratios, fits and absolute references',
-            JUDGEMENTS, plot_judge.draw,
-            'a reference/<system>.yaml with entries for the system'),
-    Section('darshan', '6. Darshan: what reached the file system',
-            ('DDSingleStream', 'IORBench', 'MDTestBench'), plot_darshan.draw,
-            'their darshan=on cases, on +darshan partitions'),
-    Section('history', '7. History across nights', (), plot_history.draw,
-            'two or more sessions of a system: --db, or several reports'),
-]
+def sections():
+    '''Every section in page order, numbered: the families' and the
+    page's own (CPU clock, judgements, Darshan, history).'''
+    found = sorted(family.sections() + [
+        Section(2, 'sweep', 'Bandwidth against CPU clock',
+                tuple(f for f, _, _ in family.sweeps()), plot_sweep.draw,
+                'partitions with +cpufreq run them'),
+        Section(5, 'ratios', 'Judgements: ratios, fits and absolute '
+                'references', JUDGEMENTS, plot_judge.draw,
+                'a reference/<system>.yaml with entries for the system'),
+        Section(6, 'darshan', 'Darshan: what reached the file system',
+                family.darshan(), plot_darshan.draw,
+                'their darshan=on cases, on +darshan partitions'),
+        Section(7, 'history', 'History across nights', (),
+                plot_history.draw,
+                'two or more sessions of a system: --db, or several '
+                'reports')], key=lambda s: s.order)
+    return [dataclasses.replace(s, title=f'{i}. {s.title}')
+            for i, s in enumerate(found, 1)]
 
 
 def missing_note(section):
@@ -71,7 +65,7 @@ def render(sessions, rows, outdir):
     for system in sorted({r.system for r in current}):
         ctx.study += study.values(system)
     drawn = []
-    for section in SECTIONS:
+    for section in sections():
         found = section.draw(ctx) or {}
         drawn.append({'key': section.key, 'title': section.title,
                       'families': list(section.families),

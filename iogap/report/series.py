@@ -9,7 +9,7 @@ import statistics
 from iogap.core import registry
 from iogap.core.figures import HIGHER, LOWER
 from iogap.judge import changepoint
-from iogap.report import labels, plot_dd, style
+from iogap.report import bars, labels, style
 from iogap.report.load import JUDGEMENTS, median
 
 
@@ -87,7 +87,7 @@ def collect(ctx, system):
         s = series.setdefault((where, case, figure), Series(
             (where, case, figure), f'[{ctx.look.part(where)}] {name}'))
         judge = judges.get((session, where, first.family,
-                            plot_dd.case_key(first), figure))
+                            bars.case_key(first), figure))
         s.points[sessions.index(session)] = (
             median(found), first, judge or (first if first.judged else None))
     return sessions, list(series.values())

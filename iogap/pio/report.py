@@ -1,10 +1,12 @@
-'''Section 3: the study's scaling figures. IOR bandwidth against processes
-per node (and nodes), one figure per API, one panel per I/O mode and phase
-(read once next to read 3 times), one line per partition, layout and
-variant; then IORCollective and mdtest as smaller panels.'''
+'''IOR and mdtest on the page: section 3, the study's scaling figures.
+IOR bandwidth against processes per node (and nodes), one figure per API,
+one panel per I/O mode and phase (read once next to read 3 times), one
+line per partition, layout and variant; then IORCollective and mdtest as
+smaller panels; and the families' places in the shared sections.'''
 
 from iogap.pio.figures import BW, LABELS, MDTEST_OPS, RATE
-from iogap.report import labels, plot_dd, style
+from iogap.report import bars, labels, style
+from iogap.report.family import Section
 from iogap.report.load import median
 
 PHASES = tuple((BW.name(phase=p), LABELS[p]) for p in LABELS)
@@ -80,10 +82,10 @@ def collective(ctx, rows):
                              squeeze=False, layout='constrained',
                              figsize=(4 + 3.2 * len(apis),
                                       0.8 + 2.8 * len(phases)))
-    bands, later = plot_dd.bands_of(ctx.rows), []
+    bands, later = bars.bands_of(ctx.rows), []
     for r_i, figure in enumerate(phases):
         for ax, api in zip(axes[r_i], apis):
-            for (where, label, slot), figures in plot_dd.in_slots(
+            for (where, label, slot), figures in bars.in_slots(
                     rows, keys, slots):
                 first = next(iter(figures.values()))[0]
                 if first.params.get('api') != api or \
@@ -96,7 +98,7 @@ def collective(ctx, rows):
                        hatch=style.hatch(slots, slot), edgecolor='white',
                        label=', '.join(filter(None, [ctx.look.part(where),
                                                      label])))
-                band = plot_dd.band_of(bands, first, figure)
+                band = bars.band_of(bands, first, figure)
                 if band:
                     later.append((ax, x, width, band))
             ax.set_xticks(range(len(ios)), ios)
@@ -104,7 +106,7 @@ def collective(ctx, rows):
             ax.set_title(f'{api}: {dict(PHASES)[figure]}')
             ax.grid(axis='x', visible=False)
         axes[r_i][0].set_ylabel(f'bandwidth ({rows[0].unit})')
-    plot_dd.draw_bands(later)
+    bars.draw_bands(later)
     for ax in axes[-1]:
         ax.set_xlabel('collective I/O (cb<size>: ROMIO cb_buffer_size)')
     style.legend(fig, axes.flat, title='partition, variant')
@@ -171,3 +173,19 @@ def draw(ctx):
                                     for r in bench}) > 1 else \
         ['One node per case in this run: no scaling over nodes to draw.']
     return {'figures': figures, 'notes': notes}
+
+
+#: Short names of the families in labels
+SHORT = {'IORBench': 'IOR', 'IORCollective': 'IOR coll',
+         'IORFrequencySweep': 'IOR sweep', 'MDTestBench': 'mdtest'}
+
+#: The section of the page that draws IOR and mdtest
+SECTIONS = (Section(3, 'ior', 'IOR scaling, collective I/O and mdtest',
+                    ('IORBench', 'IORCollective', 'MDTestBench'), draw),)
+
+#: The write bandwidth the clock section draws against the clock
+SWEEPS = (('IORFrequencySweep', 'IOR parallel HDF5 write (one process)',
+           BW.name(phase='write')),)
+
+#: The families whose darshan=on cases the Darshan section draws
+DARSHAN = ('IORBench', 'MDTestBench')

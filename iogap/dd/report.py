@@ -1,91 +1,18 @@
-'''Section 1, dd: single-stream bandwidth per I/O mode and pattern, one bar
-per partition and variant, with min–max error bars, the reference band of
-an AbsoluteCheck that judged it and the study's value where one exists.'''
+'''dd on the page: section 1, single-stream bandwidth per I/O mode and
+pattern, one bar per partition and variant, with min–max error bars, the
+reference band of an AbsoluteCheck that judged it and the study's value
+where one exists; and the dd families' places in the shared sections.'''
 
 from iogap.dd.figures import BW, LABELS
-from iogap.report import labels, style
+from iogap.report import style
+from iogap.report.bars import (band_of, bands_of, draw_bands, in_slots, spread,
+                               study_value)
+from iogap.report.family import Section
 from iogap.report.load import median
 
 FAMILY = 'DDSingleStream'
 MODES = ('buffered', 'dsync', 'direct')
 PATTERNS = tuple((BW.name(pattern=p), LABELS[p]) for p in LABELS)
-
-
-def bands_of(rows):
-    '''``{(family, where, params, figure): AbsoluteCheck row}``.'''
-    bands = {}
-    for row in rows:
-        if row.family == 'AbsoluteCheck':
-            family, part, params = row.target()
-            bands[(family, f'{row.system}:{part}',
-                   tuple(sorted(params.items())), row.figure)] = row
-    return bands
-
-
-def band_of(bands, row, figure):
-    '''The AbsoluteCheck that judged ``figure`` of ``row``'s case.'''
-    return bands.get((row.family, row.where, case_key(row), figure))
-
-
-def case_key(row):
-    return tuple(sorted((k, str(v)) for k, v in row.params.items()))
-
-
-def study_value(study, row, figure):
-    for family, part, params, var, value, _ in study:
-        if (family, part, var) == (row.family, row.partition, figure) and \
-                all(str(row.params.get(k)) == v for k, v in params.items()):
-            return value
-    return None
-
-
-def draw_bands(later):
-    '''Each ``(ax, x, width, band)`` as a grey box behind its bar, from its
-    lower to its upper bound; the axis grows to hold the bounds, and an
-    open side runs to its edge. The axes share their y limits.'''
-    if not later:
-        return
-    bottom, top = later[0][0].get_ylim()
-    for *_, band in later:
-        top = max([top] + [b * 1.05 for b in band.band()[1:] if b])
-    for ax, x, width, band in later:
-        low, high = band.band()
-        ax.bar(x, (top if high is None else high) - max(low or 0, bottom),
-               width, bottom=max(low or 0, bottom), color=style.BAND,
-               alpha=0.3, zorder=0, label='reference band (AbsoluteCheck)')
-        # The bounds drawn over the bar too: a floor hides behind it
-        bounds = [b for b in (low, high) if b is not None]
-        ax.hlines(bounds, x - width / 2, x + width / 2, colors='black',
-                  linestyles='--', linewidth=1, zorder=4,
-                  label='reference bound')
-    later[0][0].set_ylim(bottom, top)
-
-
-def cases(rows):
-    '''``{(where, case): {figure: [rows]}}``: the figures of each case.'''
-    found = {}
-    for row in rows:
-        found.setdefault((row.where, row.case), {}).setdefault(
-            row.figure, []).append(row)
-    return found
-
-
-def in_slots(rows, keys, slots):
-    '''``[((where, variant, slot), {figure: [rows]})]``, in slot order so
-    that legends list each partition's variants together.'''
-    found = []
-    for (where, _), figures in cases(rows).items():
-        label = labels.variant(next(iter(figures.values()))[0].params, keys)
-        found.append(((where, label, slots.index((where, label))), figures))
-    return sorted(found, key=lambda f: f[0][2])
-
-
-def spread(figures, figure, value):
-    '''Error bar from the case's ``_min`` and ``_max`` figures.'''
-    low, high = figures.get(figure + '_min'), figures.get(figure + '_max')
-    if not (low and high):
-        return None
-    return [[value - median(low)], [median(high) - value]]
 
 
 def draw(ctx):
@@ -173,3 +100,17 @@ def notes(dd, study):
     return [f'No study figure applies to {", ".join(parts)}: the study '
             f'measured Cori Haswell and KNL only, so only Cori runs carry '
             f"the study's values."]
+
+
+#: Short names of the families in labels
+SHORT = {FAMILY: 'dd', 'DDFrequencySweep': 'dd sweep'}
+
+#: The section of the page that draws dd
+SECTIONS = (Section(1, 'dd', 'dd: single-stream bandwidth', (FAMILY,), draw),)
+
+#: The write bandwidth the clock section draws against the clock
+SWEEPS = (('DDFrequencySweep', 'dd write (single stream)',
+           BW.name(pattern='write')),)
+
+#: The families whose darshan=on cases the Darshan section draws
+DARSHAN = (FAMILY,)

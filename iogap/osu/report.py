@@ -1,10 +1,11 @@
-'''Section 4, OSU: two-rank latency and bandwidth per placement and
-partition (the study's intra/inter-node table), and the all-to-all and
-allreduce latency against ranks (EPCC).'''
+'''OSU on the page: section 4, two-rank latency and bandwidth per
+placement and partition (the study's intra/inter-node table), and the
+all-to-all and allreduce latency against ranks (EPCC).'''
 
 from iogap.osu.figures import (BW_PEAK, LATENCY_AT, LATENCY_SMALLEST,
                                SMALLEST_SIZE)
-from iogap.report import labels, plot_dd, style
+from iogap.report import bars, labels, style
+from iogap.report.family import Section
 from iogap.report.load import median
 
 PLACEMENTS = ('same_socket', 'cross_socket', 'inter_node')
@@ -16,9 +17,9 @@ def grouped_bars(ax, ctx, rows, figure, group_of, groups, keys):
     '''Bars of ``figure``, grouped on x by ``group_of(row)``, one slot per
     partition and variant.'''
     slots, later = style.slots(rows, keys), []
-    bands = plot_dd.bands_of(ctx.rows)
+    bands = bars.bands_of(ctx.rows)
     few = len(slots) * len(groups) <= 12
-    for (where, label, slot), figures in plot_dd.in_slots(rows, keys, slots):
+    for (where, label, slot), figures in bars.in_slots(rows, keys, slots):
         if figure not in figures:
             continue
         first = figures[figure][0]
@@ -28,7 +29,7 @@ def grouped_bars(ax, ctx, rows, figure, group_of, groups, keys):
         ax.bar(x, value, width, color=ctx.look.color(where),
                edgecolor='white', hatch=style.hatch(slots, slot),
                label=', '.join(filter(None, [ctx.look.part(where), label])))
-        band = plot_dd.band_of(bands, first, figure)
+        band = bars.band_of(bands, first, figure)
         if band:
             later.append((ax, x, width, band))
         if few:     # above the bar, or above a ceiling that is higher
@@ -36,7 +37,7 @@ def grouped_bars(ax, ctx, rows, figure, group_of, groups, keys):
             ax.annotate(labels.number(value), (x, top), xytext=(0, 2),
                         textcoords='offset points', ha='center',
                         va='bottom', fontsize=7)
-    plot_dd.draw_bands(later)
+    bars.draw_bands(later)
     ax.set_xticks(range(len(groups)), [g.replace('_', ' ') for g in groups])
     ax.set_xlim(-0.6, len(groups) - 0.4)
     ax.grid(axis='x', visible=False)
@@ -90,7 +91,7 @@ def sizes(ax, ctx, lat):
     keys = style.varying(lat, skip=('placement',))
     variants = list(dict.fromkeys(labels.variant(r.params, keys) for r in lat))
     ticks = set()
-    for (where, case), figures in plot_dd.cases(lat).items():
+    for (where, case), figures in bars.cases(lat).items():
         pts = {LATENCY_AT.parse(f)['size']: median(rows)
                for f, rows in figures.items() if LATENCY_AT.parse(f)}
         smallest, size = LATENCY_SMALLEST.name(), SMALLEST_SIZE.name()
@@ -169,3 +170,12 @@ def draw(ctx):
     notes = [f'Smallest message: {sizes_} (OSU 7.x starts at 1 B, the '
              f'study quotes 0 B).'] if smallest else []
     return {'figures': figures, 'notes': notes}
+
+
+#: Short names of the families in labels
+SHORT = {'OSULatency': 'osu_latency', **BANDWIDTH,
+         'OSUAlltoall': 'osu_alltoall', 'OSUAllreduce': 'osu_allreduce'}
+
+#: The section of the page that draws OSU
+SECTIONS = (Section(4, 'osu', 'OSU: MPI latency and bandwidth',
+                    ('OSULatency', *BANDWIDTH, *COLLECTIVES), draw),)

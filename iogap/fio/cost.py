@@ -1,0 +1,18 @@
+'''What a fio case costs before it runs (the planner's model of it,
+found by :mod:`iogap.plan.cost`): one file read for a fixed time.'''
+
+from iogap.core.variants import size_bytes
+
+
+def geometry(case):
+    '''``(nodes, tasks, bytes written, bytes moved)``: its file, laid
+    out once.'''
+    size = size_bytes(case.part.extras['fio_file_size'])
+    return 1, 1, size, size
+
+
+def estimate(case):
+    '''``(wall seconds, how)``: start-up and fio's own runtime.'''
+    x = case.part.extras
+    return x['plan_start_seconds'] + x['fio_runtime'], \
+        'estimate: fio runtime'
