@@ -5,10 +5,12 @@ a healthy one passes, and the site's own history replaces the assumed
 noise once it is long enough.'''
 
 import math
+import os
 
 import numpy as np
 import pytest
 
+from conftest import ROOT
 from iogap.judge import effects
 
 GAIN = {'name': 'gain', 'ratio': 'r', 'healthy': 1.5, 'vanished': 1.0,
@@ -93,3 +95,25 @@ def test_the_series_divides_by_the_other_ratio_on_common_nights():
     values = {'a': {0: 2.0, 1: 3.0, 2: 4.0}, 'b': {1: 1.5, 2: 2.0}}
     entry = {**GAIN, 'ratio': 'a', 'over': 'b'}
     assert effects.series(entry, lambda n: values.get(n, {})) == [2.0, 2.0]
+
+
+def test_the_nightly_judges_coris_effects_from_its_ratios_series(cori):
+    # the series the nightly reads back (ci.nightly.changepoint.series):
+    # core specialization's gain holds 20 nights, then is gone for 20
+    # (7 % a night: from the 40th night the site's own spread is used)
+    from ci.nightly import effects as nightly
+    from iogap.judge import audit, references
+    ref = references.File(os.path.join(ROOT, 'reference', 'cori.yaml'),
+                          'cori', cori, enforce=False)
+    rows = audit.rows(ref)
+    name = 'knl_core_spec_gain_hdf5_collective_write_bw'
+    key = ('cori:knl', f'RatioCheck %ratio={name}', name)
+    gains = series(1.21, 0.07, 20, 8) + series(1.0, 0.07, 20, 9)
+    for nights, verdict in ((20, 'held'), (40, 'gone')):
+        found = {key: list(enumerate(gains[:nights]))}
+        [(effect, status, why)] = nightly.verdicts(ref, rows, found,
+                                                   nights - 1)
+        assert (effect, status) == ('knl_core_spec_gain', verdict), why
+    assert 'the 20 nights before' in why
+    # an effect none of whose ratios was judged tonight is not judged
+    assert nightly.verdicts(ref, rows, {key: [(0, 1.2)]}, 1) == []
