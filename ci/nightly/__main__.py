@@ -18,7 +18,7 @@ import json
 import os
 import sys
 
-from ci.nightly import changepoint, history, junit, verdict
+from ci.nightly import changepoint, effects, history, junit, verdict
 from ci.nightly.night import Night, shown
 from iogap import inputs, resultsdb
 from iogap.errors import IogapError
@@ -70,6 +70,21 @@ def _changepoints(night, report):
     return lines, bool(steps)
 
 
+def _effects(night, report, system):
+    '''The study's effects over the nights of the history database
+    (``GONE`` lines turn the night red); their own JUnit suite.'''
+    try:
+        with open(report) as fp:
+            uuid = json.load(fp)['session_info']['uuid']
+        lines, gone, cases = effects.judge(night.results_db, uuid,
+                                           _reference_path(system))
+        if cases:
+            effects.add_junit(night.junit, cases)
+    except Exception as err:      # said; the bands still judge the night
+        return [f'effects: not judged: {err!r}'], False
+    return lines, gone
+
+
 def _with_steps(found, steps, stepped):
     '''The band's lines with the change-point lines before the verdict,
     which a step turns red.'''
@@ -78,9 +93,11 @@ def _with_steps(found, steps, stepped):
         last = f'{last}; a step change across nights'
     elif stepped and last.startswith('GREEN'):
         last = ('RED: every case passed and every figure is within its '
-                'reference, but the series of nights stepped (STEP above)')
+                'reference, but the series of nights stepped or lost an '
+                'effect (STEP, GONE above)')
     elif stepped:
-        last = f'RED: the series of nights stepped (STEP above); {last}'
+        last = (f'RED: the series of nights stepped or lost an effect '
+                f'(STEP, GONE above); {last}')
     return lines + steps + [last]
 
 def _guard_history(night):
@@ -141,8 +158,9 @@ def suite():
             verdict.RED
     if report:      # the series of nights, beside tonight's bands
         steps, stepped = _changepoints(night, report)
-        found = _with_steps(found, steps, stepped)
-        status = verdict.RED if stepped else status
+        gone, vanished = _effects(night, report, system)
+        found = _with_steps(found, steps + gone, stepped or vanished)
+        status = verdict.RED if stepped or vanished else status
         junit.add_coverage(night.junit, found)
     _print_summary(night, title, lines + found + unstored)
     return status

@@ -15,7 +15,7 @@ import math
 from iogap import profile
 from iogap.core import registry
 from iogap.core.cases import runs_on
-from iogap.judge import lines, schema
+from iogap.judge import effects, lines, schema
 
 
 def check(ref):
@@ -32,8 +32,8 @@ def check(ref):
         seen[key] = lines.line_of(ref.data, where)
 
     names = {}
-    for kind in ('ratios', 'fits', 'mechanisms'):
-        for i, entry in enumerate(ref.data[kind]):
+    for kind in ('ratios', 'fits', 'mechanisms', 'effects'):
+        for i, entry in enumerate(ref.data.get(kind) or []):
             where = [kind, i]
             if entry['name'] in names:
                 ref.fail(where + ['name'], f'{entry["name"]!r} is '
@@ -43,10 +43,11 @@ def check(ref):
                 _ratio(ref, where, entry)
             elif kind == 'fits':
                 _fit(ref, where, entry)
-            else:
+            elif kind == 'mechanisms':
                 fig = _case(ref, where, entry)
                 _judged(ref, where, entry, fig.unit)
 
+    effects.check(ref, ref.fail)
     for i, entry in enumerate(ref.data['unjudged']):
         _case(ref, ['unjudged', i], entry, partial=True)
 

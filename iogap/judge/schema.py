@@ -82,6 +82,18 @@ SCHEMA = {
              'unit', 'provenance'], name={'type': 'string'},
             over={'enum': list(AXES)}, stat={'enum': list(FIT_STATS)},
             **_CASE, **_JUDGED)},
+        # The study's effects over several nights (iogap.judge.effects):
+        # a ratio's nightly values (over another's) against the value the
+        # effect's disappearance leaves
+        'effects': {'type': ['array', 'null'], 'items': _entry(
+            ['name', 'ratio', 'healthy', 'nights', 'provenance'],
+            name={'type': 'string'}, ratio={'type': 'string'},
+            over={'type': 'string'},
+            healthy={'type': 'number', 'exclusiveMinimum': 0},
+            vanished={'type': 'number', 'exclusiveMinimum': 0},
+            nights={'type': 'integer', 'minimum': 1, 'maximum': 30},
+            noise=_JUDGED['noise'], provenance=_JUDGED['provenance'],
+            waiver=_JUDGED['waiver'])},
         'unjudged': {'type': ['array', 'null'], 'items': _entry(
             ['test', 'partition', 'var', 'reason'], reason={'type': 'string'},
             **_CASE)},
@@ -94,7 +106,8 @@ SCHEMA = {
             source={'type': 'string', 'minLength': 1})},
         # False alarms allowed per judgement and per night (defaults:
         # iogap/judge/budget.yaml); a waiver says why a night exceeds it
-        'budget': _entry([], judgement=_RATE, night=_RATE,
+        'budget': _entry([], judgement=_RATE, night=_RATE, effect=_RATE,
+                         stress={'type': 'number', 'minimum': 1},
                          waiver={'type': 'string', 'minLength': 1}),
         # What a whole night skips on this system besides the judgements
         # not applicable on this host (the nightly pipeline fails when

@@ -10,6 +10,7 @@ exceeds its budget (the reason is printed, as loading it would say).
 '''
 
 import argparse
+import math
 import os
 import statistics
 import subprocess
@@ -17,7 +18,7 @@ import sys
 
 from iogap import inputs, profile
 from iogap.errors import IogapError
-from iogap.judge import audit, references
+from iogap.judge import audit, effects, references
 from iogap.judge.audit import model
 
 def bound(entry):
@@ -55,23 +56,48 @@ def summary(ref, rows):
     limits = audit.budget(ref)
     judged = [r for r in rows if r.cases]
     rates = [r.rate for r in judged] or [0]
+    stressed = [r.stress_rate for r in judged] or [0]
     cases = sum(r.cases for r in judged)
     return (f'{len(judged)} judgements ({cases} judged cases a night); '
-            f'false alarms per night: median {percent(statistics.median(rates))}'
-            f', worst {percent(max(rates))}; the whole night '
-            f'{percent(audit.night(judged))} (budget '
-            f'{percent(limits["judgement"])} per judgement, '
-            f'{percent(limits["night"])} per night)')
+            f'false alarms per night at the assumed noise: median '
+            f'{percent(statistics.median(rates))}, worst '
+            f'{percent(max(rates))}, the whole night '
+            f'{percent(audit.night(judged))}; at {limits["stress"]:g}x it: '
+            f'worst {percent(max(stressed))}, the whole night '
+            f'{percent(audit.night(judged, stress=True))} (budget, at '
+            f'{limits["stress"]:g}x: {percent(limits["judgement"])} per '
+            f'judgement, {percent(limits["night"])} per night)')
 
 
 HEAD = ['judgement', 'bound', 'noise', 'false alarms / night',
-        'catches 9 in 10', 'cases', 'noise from']
+        'at 1.5x noise', 'catches 9 in 10', 'cases', 'noise from']
 
 
-def table(rows):
-    return [[f'{r.kind}: {r.name}', bound(r.entry), percent(r.noise),
-             percent(r.rate) + (' (waiver)' if r.entry.get('waiver') else ''),
-             caught(r.detects), str(r.cases), r.source] for r in rows]
+def over_nights(ref, row):
+    '''An effect's bound and the nights it needs, as the table shows
+    them.'''
+    limits = audit.budget(ref)
+    entry = row.entry
+    limit = math.exp(effects.threshold(entry, row.noise, limits['effect'],
+                                       limits['stress']))
+    side = '>=' if entry['healthy'] > entry.get('vanished', 1.0) else '<='
+    need = 'never' if row.detects is None else \
+        f'{row.detects[0]} nights ({row.detects[1]})'
+    return (f'{entry["nights"]}-night mean {side} {limit:.3g} (healthy '
+            f'{entry["healthy"]:g}, gone {entry.get("vanished", 1.0):g})',
+            need)
+
+
+def table(ref, rows):
+    out = []
+    for r in rows:
+        band, catches = over_nights(ref, r) if r.kind == 'effects' else \
+            (bound(r.entry), caught(r.detects))
+        out.append([f'{r.kind}: {r.name}', band, percent(r.noise),
+                    percent(r.rate) + (' (waiver)' if r.entry.get('waiver')
+                                       else ''),
+                    percent(r.stress_rate), catches, str(r.cases), r.source])
+    return out
 
 
 def markdown(paths):
@@ -80,7 +106,17 @@ def markdown(paths):
            'reference/*.yaml`; a test keeps it in sync. The model and its '
            'assumptions: `iogap/judge/audit/__init__.py`. *noise*: the '
            'relative spread of the judged value on a healthy night (a '
-           'ratio adds both sides\' spreads; a fit\'s is per point). '
+           'ratio adds both sides\' spreads; a fit\'s is per point), '
+           'meant between nights, not within one session (each file\'s '
+           '`noise:` says where it comes from). *at 1.5x noise*: the '
+           'false alarms should the noise be half as large again as '
+           'assumed; the budget holds at this column. *effects*: '
+           'judged over the last nights (`iogap/judge/effects.py`): the '
+           'bound is on the geometric mean of those nights, *catches 9 '
+           'in 10* the nights that catch the effect\'s disappearance 9 '
+           'times in 10; the nightly reads them from the history '
+           'database, and once 10 nights precede the window it takes '
+           'their spread, the site\'s own, for the assumed noise. '
            '*catches 9 in 10*: the smallest regression of its figure, in '
            'the direction that is worse, that fails it on 9 nights in 10. '
            '*cases*: the cases it judges a night (0: none this profile '
@@ -102,7 +138,7 @@ def section(path):
     out = [f'## {os.path.basename(path)}', '', summary(ref, rows), '',
            '| ' + ' | '.join(HEAD) + ' |', '|' + '---|' * len(HEAD)]
     out += ['| ' + ' | '.join(c.replace('|', '/') for c in row) + ' |'
-            for row in table(rows)]
+            for row in table(ref, rows)]
     return '\n'.join(out) + '\n'
 
 
@@ -124,7 +160,7 @@ def main(argv=None):
         for path in args.files:
             ref, rows = load(path)
             print(f'{path}: {summary(ref, rows)}')
-            for row in table(rows):
+            for row in table(ref, rows):
                 print('  ' + ' | '.join(row[:-1]))
             try:
                 audit.enforce(ref)

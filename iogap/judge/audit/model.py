@@ -54,11 +54,13 @@ def _first_caught(ds, caught, power):
     return float(ds[hits[0]]) if hits.size else None
 
 
-def lognormal(entry, expected, s, sides, power):
-    '''Rate and detection of a value ``expected * exp(s Z)``; ``sides``:
-    ``[(label, better, exponent)]`` (+1 numerator, -1 denominator).'''
+def lognormal(entry, expected, s, sides, power, stress):
+    '''``((rate, rate at stress x s), detection)`` of a value ``expected *
+    exp(s Z)``; ``sides``: ``[(label, better, exponent)]`` (+1 numerator,
+    -1 denominator).'''
     lo, hi = _bounds(entry)
-    rate = float(_fail_rate([expected], s, lo, hi)[0])
+    rate = tuple(float(_fail_rate([expected], k * s, lo, hi)[0])
+                 for k in (1, stress))
     best = None
     for label, better, exponent in sides:
         ds = _LOWER_D if better == LOWER else _HIGHER_D
@@ -77,15 +79,15 @@ _WEIGHTS = {'change_bound': lambda u: 1 - u, 'slope_p': lambda u: u,
             'intercept': lambda u: np.ones_like(u)}
 
 
-def simulated(entry, xs, line, cvs, better, power):
-    '''Rate and detection of a fit over ``xs``: the healthy figure is
-    ``line`` (intercept, slope) times log-normal noise of ``cvs`` per
-    point, drawn from a seed of the entry's name.'''
+def simulated(entry, xs, line, cvs, better, power, stress):
+    '''``((rate, rate at stress x cvs), detection)`` of a fit over ``xs``:
+    the healthy figure is ``line`` (intercept, slope) times log-normal
+    noise of ``cvs`` per point, drawn from a seed of the entry's name.'''
     x = np.asarray(xs, dtype=float)
     mean = line[0] + line[1] * x
     rng = np.random.default_rng(zlib.crc32(entry['name'].encode()))
-    healthy = mean * np.exp(np.asarray(cvs) *
-                            rng.standard_normal((NIGHTS, x.size)))
+    z = np.asarray(cvs) * rng.standard_normal((NIGHTS, x.size))
+    healthy = mean * np.exp(z)
     lo, hi = _bounds(entry)
 
     def failing(ys):
@@ -111,7 +113,7 @@ def simulated(entry, xs, line, cvs, better, power):
                 low = mid
         caught = (round(high, 3), f'{entry["var"]}, '
                   f'{_FIT_REGRESSION[entry["stat"]]}')
-    return failing(healthy), caught
+    return (failing(healthy), failing(mean * np.exp(stress * z))), caught
 
 
 _FIT_REGRESSION = {'change_bound': 'at the lowest clock',
@@ -121,17 +123,19 @@ _FIT_REGRESSION = {'change_bound': 'at the lowest clock',
                    'intercept': 'at every clock'}
 
 
-def band_from_noise(row, alpha):
+def band_from_noise(row, alpha, stress=1.0):
     '''The bounds ``[lower, upper]`` (relative, as in ``ref``) that a
-    judgement of this noise fails on ``alpha`` of healthy nights, keeping
-    the sides it judges (each side gets its share of ``alpha``).'''
+    judgement of this noise fails on ``alpha`` of healthy nights should the
+    noise be ``stress`` times it, keeping the sides it judges (each side
+    gets its share of ``alpha``).'''
     _, lower, upper = row.entry['ref']
     sides = (lower is not None) + (upper is not None)
     z = _PHI.inv_cdf(1 - alpha / sides)
     expected = (row.entry.get('noise') or {}).get('expected',
                                                   row.entry['ref'][0])
     shift = math.log(expected / row.entry['ref'][0])
+    s = stress * row.noise
     return [None if lower is None else
-            math.floor(1000 * (math.exp(shift - z * row.noise) - 1)) / 1000,
+            math.floor(1000 * (math.exp(shift - z * s) - 1)) / 1000,
             None if upper is None else
-            math.ceil(1000 * (math.exp(shift + z * row.noise) - 1)) / 1000]
+            math.ceil(1000 * (math.exp(shift + z * s) - 1)) / 1000]
