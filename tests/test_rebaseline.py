@@ -93,7 +93,7 @@ def test_a_regression_is_kept_and_every_change_is_said(tmp_path):
     [judgeable] = [l for l in said if l.startswith('JUDGEABLE ')]
     assert f'JUDGEABLE {NAME} read_3x_bw: spread 19% over 3 run(s)' in \
         f'JUDGEABLE {judgeable}' and \
-        '--repeat 4 (4 x ' in judgeable and 'dd_count x2 of the' in judgeable, \
+        '--repeat 5 (5 x ' in judgeable and 'dd_count x2 of the' in judgeable, \
         judgeable
     # The patch opens with the same lines; git reads the diff after them
     head = patch.read_text().split('--- a/')[0].splitlines()
