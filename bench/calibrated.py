@@ -1,0 +1,181 @@
+'''The change-point threshold before and after its calibration
+(iogap.judge.calibration), on simulated nights at the measured spreads and
+on the real nights of bench/nights.py.
+
+    python bench/detection.py calibrated -o DIR [--trials 40]
+
+Simulated: nights with independent log-normal noise of each spread in
+``SPREADS``; a trial is ``HISTORY`` clean nights then nights slowed by a
+level, caught within n nights when a step starting in the slowed part is
+reported by the n-th slowed night. False alarms: clean series of
+``HISTORY`` + ``JUDGED`` nights judged night by night from ``HISTORY`` on,
+each run of alarmed nights once, per 30 nights judged.
+
+Real (with -o of a nights run): the figure's clean nights, block
+bootstrapped (``BLOCK`` nights, a seed other than the detector's) into
+series judged the same way, and each real slowed night of a level after
+the ``HISTORY`` clean nights nearest before it (the first ``HISTORY`` when
+fewer ran before it), followed by the next nights of the same level.
+'''
+
+import json
+import os
+
+import numpy as np
+
+from bench import detectors
+from bench.trials import WITHIN, clean_of, levels, pools
+from iogap.core import registry
+from iogap.core.figures import HIGHER
+from iogap.judge import noise
+
+#: Night-to-night spreads measured on this machine kind (issue 40): direct
+#: dd, cached re-read, IOR direct with two ranks on two shared cores
+SPREADS = {'dd direct': 0.041, 'dd cached re-read': 0.032, 'IOR direct':
+           0.21}
+
+#: Slowdowns simulated, in percent
+LEVELS = (5, 10, 15, 25)
+
+#: Clean nights before a trial: enough to calibrate, as the nightly keeps
+HISTORY = 70
+
+#: Clean nights judged per false-alarm series
+JUDGED = 30
+
+#: The rules compared: before (Bonferroni always) and after (calibrated)
+RULES = {'before': detectors.bonferroni_alarm, 'after': detectors.scipy_alarm}
+
+#: Bootstrap block of the real clean nights, and its seed
+BLOCK, SEED = 5, 7
+
+
+def first_caught(base, slowed, alarm, better=HIGHER):
+    '''The slowed night (1-based) by which a step is reported, or None.'''
+    return next((m for m in range(1, len(slowed) + 1)
+                 if alarm(base + slowed[:m], better, len(base))), None)
+
+
+def alarm_runs(series, alarm, better=HIGHER):
+    '''``(runs of alarmed nights, nights judged)`` from ``HISTORY`` on.'''
+    runs, was = 0, False
+    for t in range(HISTORY + 1, len(series) + 1):
+        now = alarm(series[:t], better, 0)
+        runs += now and not was
+        was = now
+    return runs, len(series) - HISTORY
+
+
+def rate(runs):
+    found, judged = map(sum, zip(*runs))
+    return {'per_30': 30 * found / judged, 'runs': found, 'judged': judged}
+
+
+def caught(trials):
+    return {n: sum(f is not None and f <= n for f in trials)
+            for n in WITHIN} | {'trials': len(trials)}
+
+
+def simulated(trials, series):
+    '''``{spread name: {rule: {false alarms, level: caught}}}``.'''
+    found = {}
+    for name, sigma in SPREADS.items():
+        rng = np.random.default_rng(int(sigma * 1000))
+        clean = [list(np.exp(rng.normal(0, sigma, HISTORY + JUDGED)))
+                 for _ in range(series)]
+        runs = {level: [(list(np.exp(rng.normal(0, sigma, HISTORY))),
+                         list((1 - level / 100) * np.exp(rng.normal(
+                             0, sigma, max(WITHIN))))) for _ in range(trials)]
+                for level in LEVELS}
+        found[name] = {rule: {'false_alarms': rate(
+            [alarm_runs(c, alarm) for c in clean])} | {
+            level: caught([first_caught(b, s, alarm) for b, s in runs[level]])
+            for level in LEVELS} for rule, alarm in RULES.items()}
+    return found
+
+
+def bootstrapped(clean, count, length):
+    '''``count`` series of ``length`` nights in blocks of the real ones.'''
+    rng = np.random.default_rng(SEED)
+    found = []
+    for _ in range(count):
+        first = rng.integers(0, len(clean) - BLOCK + 1, -(-length // BLOCK))
+        found.append([clean[i + k] for i in first for k in range(BLOCK)]
+                     [:length])
+    return found
+
+
+def real_trials(nights, level, trials):
+    '''``[(clean history, slowed nights)]`` of the real nights.'''
+    slowed = [i for i, (lvl, _) in enumerate(nights) if lvl == level]
+    clean = clean_of(nights)
+    found = []
+    for k, i in enumerate(slowed[:trials]):
+        before = clean_of(nights[:i])
+        base = before[-HISTORY:] if len(before) >= HISTORY else \
+            clean[:HISTORY]
+        found.append((base, [nights[slowed[(k + j) % len(slowed)]][1]
+                             for j in range(max(WITHIN))]))
+    return found
+
+
+def real(out, trials, series):
+    '''Per real figure: its spread, false alarms and catches per rule.'''
+    found = {}
+    for figure, nights in sorted(pools(out).items()):
+        check, _, name = figure.split(':')
+        better, clean = registry.better(check, name), clean_of(nights)
+        if len(clean) < HISTORY:
+            found[figure] = {'skipped': f'{len(clean)} clean nights, '
+                             f'{HISTORY} needed'}
+            continue
+        row = found[figure] = {'clean': len(clean),
+                               'spread': noise.spread(clean)}
+        boot = bootstrapped(clean, series, HISTORY + JUDGED)
+        for rule, alarm in RULES.items():
+            row[rule] = {'false_alarms': rate(
+                [alarm_runs(c, alarm, better) for c in boot])}
+            for level in levels(nights):
+                row[rule][level] = caught([
+                    first_caught(b, s, alarm, better)
+                    for b, s in real_trials(nights, level, trials)])
+    return found
+
+
+def print_rows(title, rows):
+    print(f'\n{title}\n')
+    print('| figure | rule | false alarms / 30 nights | caught within '
+          '1 / 3 / 5 nights, of the trials |')
+    print('|---|---|---|---|')
+    for figure, row in rows.items():
+        if 'skipped' in row:
+            print(f'| {figure} | {row["skipped"]} | | |')
+            continue
+        for rule in RULES:
+            got = row[rule]
+            levels_ = '; '.join(
+                f'{lvl} %: ' + ' / '.join(str(c[n]) for n in WITHIN) +
+                f' ({c["trials"]})' for lvl, c in got.items()
+                if lvl != 'false_alarms')
+            fa = got['false_alarms']
+            print(f'| {figure} | {rule} | {fa["per_30"]:.2f} ({fa["runs"]} '
+                  f'in {fa["judged"]}) | {levels_} |')
+
+
+def main(argv=None):
+    import argparse
+    parser = argparse.ArgumentParser(prog='bench/detection.py calibrated',
+                                     description=__doc__.split('\n')[0])
+    parser.add_argument('-o', '--out', help='a nights run (bench/nights.py)')
+    parser.add_argument('--trials', type=int, default=40)
+    parser.add_argument('--series', type=int, default=20,
+                        help='clean series judged for false alarms')
+    args = parser.parse_args(argv)
+    results = {'simulated': simulated(args.trials, args.series)}
+    print_rows('Simulated nights, spread as named', results['simulated'])
+    if args.out:
+        results['real'] = real(os.path.abspath(args.out), args.trials,
+                               args.series)
+        print_rows('Real nights', results['real'])
+        with open(os.path.join(args.out, 'calibrated.json'), 'w') as fp:
+            json.dump(results, fp, indent=1)
