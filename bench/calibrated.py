@@ -14,7 +14,7 @@ each run of alarmed nights once, per 30 nights judged.
 Real (with -o of a nights run): the figure's clean nights, block
 bootstrapped (``BLOCK`` nights, a seed other than the detector's) into
 series judged the same way, and each real slowed night of a level after
-the ``HISTORY`` clean nights nearest before it (the first ``HISTORY`` when
+the ``REAL_HISTORY`` clean nights nearest before it (the first ones when
 fewer ran before it), followed by the next nights of the same level.
 '''
 
@@ -27,7 +27,7 @@ from bench import detectors
 from bench.trials import WITHIN, clean_of, levels, pools
 from iogap.core import registry
 from iogap.core.figures import HIGHER
-from iogap.judge import noise
+from iogap.judge import calibration, changepoint, noise
 
 #: Night-to-night spreads measured on this machine kind (issue 40): direct
 #: dd, cached re-read, IOR direct with two ranks on two shared cores
@@ -37,8 +37,13 @@ SPREADS = {'dd direct': 0.041, 'dd cached re-read': 0.032, 'IOR direct':
 #: Slowdowns simulated, in percent
 LEVELS = (5, 10, 15, 25)
 
-#: Clean nights before a trial: enough to calibrate, as the nightly keeps
+#: Clean nights before a simulated trial: as many as the nightly keeps
+#: before the candidates
 HISTORY = 70
+
+#: Before a real trial: the fewest that calibrate (a run of nights has
+#: about half of them clean)
+REAL_HISTORY = calibration.MIN_NIGHTS + changepoint.WINDOW
 
 #: Clean nights judged per false-alarm series
 JUDGED = 30
@@ -56,14 +61,14 @@ def first_caught(base, slowed, alarm, better=HIGHER):
                  if alarm(base + slowed[:m], better, len(base))), None)
 
 
-def alarm_runs(series, alarm, better=HIGHER):
-    '''``(runs of alarmed nights, nights judged)`` from ``HISTORY`` on.'''
+def alarm_runs(series, alarm, better=HIGHER, history=HISTORY):
+    '''``(runs of alarmed nights, nights judged)`` from ``history`` on.'''
     runs, was = 0, False
-    for t in range(HISTORY + 1, len(series) + 1):
+    for t in range(history + 1, len(series) + 1):
         now = alarm(series[:t], better, 0)
         runs += now and not was
         was = now
-    return runs, len(series) - HISTORY
+    return runs, len(series) - history
 
 
 def rate(runs):
@@ -112,11 +117,18 @@ def real_trials(nights, level, trials):
     found = []
     for k, i in enumerate(slowed[:trials]):
         before = clean_of(nights[:i])
-        base = before[-HISTORY:] if len(before) >= HISTORY else \
-            clean[:HISTORY]
+        base = before[-REAL_HISTORY:] if len(before) >= REAL_HISTORY \
+            else clean[:REAL_HISTORY]
         found.append((base, [nights[slowed[(k + j) % len(slowed)]][1]
                              for j in range(max(WITHIN))]))
     return found
+
+
+def slower(nights, level, better):
+    '''How much slower the median night of ``level`` is than the clean.'''
+    change = np.median([v for lvl, v in nights if lvl == level]) / \
+        np.median(clean_of(nights)) - 1
+    return float(-change if better == HIGHER else change)
 
 
 def real(out, trials, series):
@@ -125,16 +137,18 @@ def real(out, trials, series):
     for figure, nights in sorted(pools(out).items()):
         check, _, name = figure.split(':')
         better, clean = registry.better(check, name), clean_of(nights)
-        if len(clean) < HISTORY:
+        if len(clean) < REAL_HISTORY:
             found[figure] = {'skipped': f'{len(clean)} clean nights, '
-                             f'{HISTORY} needed'}
+                             f'{REAL_HISTORY} needed'}
             continue
         row = found[figure] = {'clean': len(clean),
-                               'spread': noise.spread(clean)}
-        boot = bootstrapped(clean, series, HISTORY + JUDGED)
+                               'spread': noise.spread(clean), 'slower': {
+                                   lvl: slower(nights, lvl, better)
+                                   for lvl in levels(nights)}}
+        boot = bootstrapped(clean, series, REAL_HISTORY + JUDGED)
         for rule, alarm in RULES.items():
             row[rule] = {'false_alarms': rate(
-                [alarm_runs(c, alarm, better) for c in boot])}
+                [alarm_runs(c, alarm, better, REAL_HISTORY) for c in boot])}
             for level in levels(nights):
                 row[rule][level] = caught([
                     first_caught(b, s, alarm, better)
@@ -151,12 +165,19 @@ def print_rows(title, rows):
         if 'skipped' in row:
             print(f'| {figure} | {row["skipped"]} | | |')
             continue
+        if 'spread' in row:
+            figure = f'{figure} ({row["clean"]} clean, spread ' \
+                f'{row["spread"]:.1%}; ' + ', '.join(
+                    f'{lvl} %: {v:+.0%}' for lvl, v in row['slower'].items()) \
+                + ')'
         for rule in RULES:
             got = row[rule]
             levels_ = '; '.join(
                 f'{lvl} %: ' + ' / '.join(str(c[n]) for n in WITHIN) +
                 f' ({c["trials"]})' for lvl, c in got.items()
                 if lvl != 'false_alarms')
+            if rule != 'before':
+                figure = '"'
             fa = got['false_alarms']
             print(f'| {figure} | {rule} | {fa["per_30"]:.2f} ({fa["runs"]} '
                   f'in {fa["judged"]}) | {levels_} |')

@@ -24,7 +24,7 @@ import sys
 import time
 
 from bench import cgroups
-from bench.nightplan import GROUPS, STABLE, references, schedule
+from bench.nightplan import CYCLE, GROUPS, STABLE, references, schedule
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -83,7 +83,8 @@ def run_group(out, night, group, slowdown, refs, env, cpu=True):
               'wanted': wanted, 'seconds': round(seconds, 1),
               'exit': proc.returncode, 'values': values,
               # the machine is shared: its load when the night started
-              'load': round(load, 1), 'cpu_quota': bool(cpu and spec['cpu']),
+              'load': round(load, 1),
+              'cpu_quota': bool(cpu and spec['cpu']),
               'session': report and report['session_info'].get('uuid'),
               'finished': time.strftime('%Y-%m-%dT%H:%M:%S')}
     with open(os.path.join(out, f'night-{night:03d}', f'{group}.json'),
@@ -123,9 +124,10 @@ def stable_values(reports):
     return report, values
 
 
-def run_nights(out, count, env, groups, gap=0, cpu=True):
-    '''Run nights 0..count-1 that are not done yet, ``gap`` seconds apart;
-    ``groups()`` names the groups that can run now.'''
+def run_nights(out, count, env, groups, gap=0, cpu=True, cycle=CYCLE):
+    '''Run nights 0..count-1 that are not done yet, ``gap`` seconds apart,
+    slowed in turn by ``cycle``; ``groups()`` names the groups that can
+    run now.'''
     for night in range(count):
         for group in groups():
             records = done(out)
@@ -135,7 +137,7 @@ def run_nights(out, count, env, groups, gap=0, cpu=True):
                 continue
             os.makedirs(os.path.join(out, f'night-{night:03d}'),
                         exist_ok=True)
-            rec = run_group(out, night, group, schedule(night),
+            rec = run_group(out, night, group, schedule(night, cycle),
                             references(records), env, cpu)
             print(f'night {night} {group}: slowdown {rec["slowdown"]} %, '
                   f'{rec["seconds"]:.0f} s, exit {rec["exit"]}, '
@@ -156,6 +158,9 @@ def main(argv=None):
     parser.add_argument('--device-only', action='store_true',
                         help='slow by the device throttle alone (no CPU '
                         'quota: it would slow a memory-bound control too)')
+    parser.add_argument('--cycle', default=','.join(map(str, CYCLE)),
+                        help='slowdowns in %% after the reference nights, '
+                        'in turn (0: clean)')
     args = parser.parse_args(argv)
     missing = cgroups.unavailable()
     if missing:
@@ -174,4 +179,5 @@ def main(argv=None):
                                              'results.db'))
     os.makedirs(args.out, exist_ok=True)
     run_nights(os.path.abspath(args.out), args.nights, env, groups,
-               args.gap, not args.device_only)
+               args.gap, not args.device_only,
+               tuple(int(x) for x in args.cycle.split(',')))

@@ -118,3 +118,48 @@ def test_the_spread_drops_the_small_sample_factor_from_enough_runs():
     median = np.median(fewer)
     robust = 1.4826 * np.median(np.abs(np.array(fewer) - median)) / median
     assert noise.spread(fewer) == pytest.approx(1.2 * robust)
+
+
+def long_db(tmp_path, copies=9, scale=None):
+    '''The eight real nights of tests/data in turn, ``copies`` times, a day
+    apart (a history long enough to calibrate; the pattern repeats, said
+    so); ``scale`` multiplies every figure of the last three nights.'''
+    import json
+    import shutil
+    import sqlite3
+    path = tmp_path / 'long.db'
+    shutil.copyfile(DB, path)
+    with sqlite3.connect(path) as conn:
+        rows = conn.execute('SELECT uuid, session_start_unix, json_blob FROM '
+                            'sessions ORDER BY session_start_unix').fetchall()
+        conn.execute('DELETE FROM sessions')
+        for k in range(copies * len(rows)):
+            report = json.loads(rows[k % len(rows)][2])
+            uuid, start = f'copy-{k:03d}', rows[0][1] + 86400 * k
+            report['session_info'].update(uuid=uuid, time_start_unix=start)
+            for tc in report['runs'][0]['testcases']:
+                for value in (tc.get('perfvalues') or {}).values():
+                    value[0] *= scale if scale and k >= copies * len(
+                        rows) - 3 else 1
+            conn.execute('INSERT INTO sessions VALUES (?, ?, ?, ?, ?)',
+                         (uuid, start, start + 30, json.dumps(report), ''))
+    conn.close()
+    return str(path)
+
+
+def test_the_nightly_calibrates_and_says_which_figures_guard_breakage(
+        tmp_path):
+    # The real nights ran on a loaded host (42-53 % between nights): no
+    # figure can show a 20 % step there, each is judged for breakage only
+    lines, found, cases = cp.judge(long_db(tmp_path))
+    assert not found and lines[-1].startswith('STEADY')
+    assert lines[0] == f'change points: {len(cases)} of {len(cases)} ' \
+        f'figure(s) with the threshold calibrated on their clean nights'
+    broken = [line for line in lines if 'judged for breakage only:' in line]
+    assert len(broken) == len(cases) and all(
+        'bootstrapped from 67 clean nights' in line for line in broken)
+    lines, found, _ = cp.judge(long_db(tmp_path, scale=0.35))
+    assert len(found) == len(cases) and lines[-1].startswith('STEP: ')
+    for name, step in found:
+        assert step.size < -0.5 and step.low <= step.size <= step.high
+        assert 'judged for breakage only' in step.describe()

@@ -158,9 +158,9 @@ def judge(db_path, uuid=None):
     rules, breakage = _rules(cases)
     count = len({night_of(i.get('uuid'), i.get('pipeline'))
                  for i, _ in nights})
-    lines += breakage + [f'{"STEP" if steps else "STEADY"}: {len(steps)} '
-                         f'step change(s) in {len(cases)} figure(s) judged '
-                         f'over {count} night(s) of {db_path}{rules}']
+    lines += rules + breakage + [
+        f'{"STEP" if steps else "STEADY"}: {len(steps)} step change(s) in '
+        f'{len(cases)} figure(s) judged over {count} night(s) of {db_path}']
     return lines, steps, cases + short
 
 
@@ -191,13 +191,17 @@ def _notes(failed, short, gone):
 
 
 def _rules(cases):
-    '''``(how many thresholds were calibrated, said after the count; one
-    line per figure judged for breakage only)``.'''
+    '''``(a line saying how many thresholds were calibrated, when any
+    was; one line per figure judged for breakage only)``: the others'
+    reasons say they kept the conservative rule.'''
     said = [(name, why) for name, _, why in cases]
     calibrated = sum(calibration.CALIBRATED in why for _, why in said)
-    rules = f' ({calibrated} with the threshold calibrated on their clean ' \
-        f'nights, {len(said) - calibrated} with Bonferroni: fewer than ' \
-        f'{calibration.MIN_NIGHTS})' if said else ''
+    others = len(said) - calibrated
+    rules = [f'change points: {calibrated} of {len(said)} figure(s) with '
+             f'the threshold calibrated on their clean nights' +
+             (f', {others} with Bonferroni (fewer than '
+              f'{calibration.MIN_NIGHTS} clean nights)' if others else '')
+             ] if calibrated else []
     return rules, [f'change points: {name} {calibration.BREAKAGE_ONLY}: '
                    f'{why}' for name, why in said
                    if calibration.BREAKAGE_ONLY in why]

@@ -12,9 +12,9 @@ a week. A fixed seed makes it reproducible: the same nights give the same
 threshold at every judgement, and nothing is stored. The threshold is
 never looser than the same quantile over independent normal nights: a
 1/60 quantile from 60-odd nights is often far off, and the bootstrap may
-only make it stricter (for the correlation or the heavy tails it finds). With fewer than
-``MIN_NIGHTS`` clean nights the conservative rule stays (Bonferroni over
-the candidates at ``ALPHA``).
+only make it stricter (for the correlation or the heavy tails it finds).
+With fewer than ``MIN_NIGHTS`` clean nights the conservative rule stays
+(Bonferroni over the candidates at ``ALPHA``).
 
 The same replicates with a step of ``GOAL`` (and twice it) added to their
 last ``WITHIN`` nights say how often such a step is caught: a figure that
