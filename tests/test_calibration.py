@@ -41,18 +41,21 @@ def test_the_scan_is_scipys_t_test_on_real_nights():
 
 
 def test_the_threshold_spends_at_most_the_budget_on_independent_nights():
-    fresh = calibration.scan(np.array([nights(0.041, 25, seed=100 + i)
-                                       for i in range(3000)]),
-                             STARTS, 20, 'down')[0]
+    # Fresh independent series judged night by night: the share of nights
+    # that start a run of alarms is the false alarms per night
+    fresh = calibration.judged_in_turn(np.array([
+        nights(0.041, 45, seed=100 + i) for i in range(1500)]), 25, STARTS,
+        20, 'down')
     spent, rules = [], []
     for seed in range(8):
         rules.append(calibration.calibrate(nights(0.041, 70, seed), 25,
                                            STARTS, 20, 'down'))
-        spent.append((fresh < rules[-1].pvalue).mean())
-    # Bonferroni at 1 % spends 0.74 % a night here; the budget 1.67 %
+        alarmed = fresh < rules[-1].pvalue
+        spent.append((alarmed[:, 1:] & ~alarmed[:, :-1]).mean())
+    # Bonferroni at 1 % spends about 0.2 per 30 nights; the budget is 0.5
     assert max(spent) < calibration.BUDGET * 1.25
-    assert calibration.BUDGET / 4 < np.mean(spent) < calibration.BUDGET
-    assert np.mean([r.pvalue for r in rules]) > calibration.ALPHA / 5
+    assert calibration.BUDGET / 3 < np.mean(spent) < calibration.BUDGET
+    assert min(r.pvalue for r in rules) > calibration.ALPHA / 5
     assert rules[0].nights == 70 and 'bootstrapped from 70 clean nights' \
         in rules[0].why
 
@@ -70,7 +73,7 @@ def test_correlated_nights_get_a_stricter_threshold():
                                  'down')
     drift = calibration.calibrate(nights(0.041, 300, 3, rho=0.6), 25,
                                   STARTS, 20, 'down')
-    assert drift.pvalue < free.pvalue / 3
+    assert drift.pvalue < free.pvalue / 2
 
 
 def test_too_few_clean_nights_keep_the_conservative_rule():

@@ -5,14 +5,15 @@ The statistic is iogap.judge.changepoint's: over the candidate starts, the
 smallest one-sided p-value of Student's t-test on the logarithms. Its
 threshold is not a p-value corrected for the candidates (Bonferroni, which
 assumes independent nights and spends about a sixth of the budget): it is
-the ``BUDGET`` quantile of the statistic over ``REPLICATES`` series
-block-bootstrapped from the nights before the candidates, blocks of
-``BLOCK`` consecutive nights keeping the correlation between nights within
-a week. A fixed seed makes it reproducible: the same nights give the same
+where runs of alarmed nights start on ``BUDGET`` of the nights when
+``REPLICATES`` series block-bootstrapped from the nights before the
+candidates are judged night by night (blocks of ``BLOCK`` consecutive
+nights keep the correlation between nights within a week; a run counts
+once, as the false alarms per 30 nights do). A fixed seed makes it reproducible: the same nights give the same
 threshold at every judgement, and nothing is stored. The threshold is
-never looser than the same quantile over independent normal nights: a
-1/60 quantile from 60-odd nights is often far off, and the bootstrap may
-only make it stricter (for the correlation or the heavy tails it finds).
+never looser than the same over independent normal nights: a 1/60 rate
+from 60-odd nights is often far off, and the bootstrap may only make it
+stricter (for the correlation or the heavy tails it finds).
 With fewer than ``MIN_NIGHTS`` clean nights the conservative rule stays
 (Bonferroni over the candidates at ``ALPHA``).
 
@@ -43,8 +44,9 @@ MIN_NIGHTS = 60
 #: Consecutive nights a bootstrap block keeps (a working week)
 BLOCK = 5
 
-#: Bootstrapped series: ~67 of them beyond the threshold
-REPLICATES = 4000
+#: Bootstrapped series, each judged night by night ``RUN`` times: about
+#: 320 runs of alarmed nights start at the threshold
+REPLICATES, RUN = 1000, 20
 
 #: The bootstrap's seed: the same nights give the same threshold
 SEED = 40
@@ -110,15 +112,46 @@ def conservative(candidates, nights):
                      f'{MIN_NIGHTS} needed to calibrate')
 
 
+def judged_in_turn(logs, length, starts, history, worse):
+    '''The smallest p of each night judged in turn: column ``t`` judges
+    the ``length`` nights of ``logs`` (2-D) ending at night ``t + length``.'''
+    return np.stack([scan(logs[:, t:t + length], starts, history, worse)[0]
+                     for t in range(logs.shape[1] - length + 1)], axis=1)
+
+
+def onset_threshold(minp):
+    '''The threshold at which runs of alarmed nights start on ``BUDGET``
+    of the nights judged in turn (``minp``: one series a row; a run counts
+    once, as the false alarms per 30 nights do).'''
+    def onsets(c):
+        alarmed = minp < c
+        return (alarmed[:, 1:] & ~alarmed[:, :-1]).mean()
+    low, high = -15.0, 0.0                # log10 of the threshold
+    for _ in range(40):                   # onsets grow with the threshold
+        mid = (low + high) / 2
+        low, high = (mid, high) if onsets(10 ** mid) <= BUDGET else \
+            (low, mid)
+    return 10 ** low
+
+
 @functools.lru_cache(maxsize=64)
 def independent(length, starts, history):
-    '''The ``BUDGET`` quantile of the statistic over independent normal
-    nights (the t-test does not depend on their mean or spread, nor, by
-    symmetry, on the direction).'''
+    '''The threshold over independent normal nights (the t-test does not
+    depend on their mean or spread, nor, by symmetry, on the direction).'''
     rng = np.random.default_rng(SEED)
-    minp, _ = scan(rng.normal(size=(5 * REPLICATES, length)), list(starts),
-                   history, 'down')
-    return float(np.quantile(minp, BUDGET))
+    logs = rng.normal(size=(2 * REPLICATES, length + RUN))
+    return onset_threshold(judged_in_turn(logs, length, list(starts),
+                                          history, 'down'))
+
+
+def bootstrap(clean, count, length):
+    '''``count`` series of ``length`` nights made of blocks of ``BLOCK``
+    consecutive nights of ``clean``, by the fixed seed.'''
+    rng = np.random.default_rng(SEED)
+    first = rng.integers(0, len(clean) - BLOCK + 1,
+                         (count, -(-length // BLOCK)))
+    return np.asarray(clean)[(first[:, :, None] + np.arange(BLOCK)).reshape(
+        count, -1)[:, :length]]
 
 
 def calibrate(clean, length, starts, history, worse):
@@ -127,24 +160,19 @@ def calibrate(clean, length, starts, history, worse):
     candidates; the conservative rule with fewer than ``MIN_NIGHTS``.'''
     if len(clean) < MIN_NIGHTS:
         return conservative(len(starts), len(clean))
-    rng = np.random.default_rng(SEED)
-    first = rng.integers(0, len(clean) - BLOCK + 1,
-                         (REPLICATES, -(-length // BLOCK)))
-    index = (first[:, :, None] + np.arange(BLOCK)).reshape(REPLICATES,
-                                                          -1)[:, :length]
-    logs = np.asarray(clean)[index]
-    minp, _ = scan(logs, starts, history, worse)
-    threshold = min(float(np.quantile(minp, BUDGET)),
+    logs = bootstrap(clean, REPLICATES, length + RUN)
+    threshold = min(onset_threshold(judged_in_turn(logs, length, starts,
+                                                   history, worse)),
                     independent(length, tuple(starts), history))
     caught = {}
     for step in (GOAL, 2 * GOAL):
         shift = math.log1p(-step) if worse == 'down' else -math.log1p(-step)
-        stepped = logs.copy()
+        stepped = logs[:, :length].copy()
         stepped[:, length - WITHIN:] += shift
         caught[step] = float((scan(stepped, starts, history, worse)[0] <
                               threshold).mean())
-    why = (f'threshold p < {threshold:.2g}, the {BUDGET * 30:.1f} false '
-           f'alarm(s) per 30 nights of {REPLICATES} series {CALIBRATED} '
+    why = (f'threshold p < {threshold:.2g}, {BUDGET * 30:.1f} false '
+           f'alarm(s) per 30 nights in {REPLICATES} series {CALIBRATED} '
            f'{len(clean)} clean nights (blocks of {BLOCK}); catches '
            f'{caught[GOAL]:.0%} of {GOAL:.0%} steps within {WITHIN} nights')
     found = Threshold(threshold, len(clean), caught, why)
