@@ -13,7 +13,8 @@ each run of alarmed nights once, per 30 nights judged.
 
 Real (with -o of a nights run): the figure's clean nights, block
 bootstrapped (``BLOCK`` nights, a seed other than the detector's) into
-series judged the same way, and each real slowed night of a level after
+series judged the same way, and replayed in the order they ran (judged
+from the ``REAL_HISTORY``-th on); each real slowed night of a level after
 the ``REAL_HISTORY`` clean nights nearest before it (the first ones when
 fewer ran before it), followed by the next nights of the same level.
 '''
@@ -148,7 +149,9 @@ def real(out, trials, series):
         boot = bootstrapped(clean, series, REAL_HISTORY + JUDGED)
         for rule, alarm in RULES.items():
             row[rule] = {'false_alarms': rate(
-                [alarm_runs(c, alarm, better, REAL_HISTORY) for c in boot])}
+                [alarm_runs(c, alarm, better, REAL_HISTORY) for c in boot]),
+                'replayed': rate([alarm_runs(clean, alarm, better,
+                                             REAL_HISTORY)])}
             for level in levels(nights):
                 row[rule][level] = caught([
                     first_caught(b, s, alarm, better)
@@ -175,12 +178,13 @@ def print_rows(title, rows):
             levels_ = '; '.join(
                 f'{lvl} %: ' + ' / '.join(str(c[n]) for n in WITHIN) +
                 f' ({c["trials"]})' for lvl, c in got.items()
-                if lvl != 'false_alarms')
+                if lvl not in ('false_alarms', 'replayed'))
             if rule != 'before':
                 figure = '"'
-            fa = got['false_alarms']
-            print(f'| {figure} | {rule} | {fa["per_30"]:.2f} ({fa["runs"]} '
-                  f'in {fa["judged"]}) | {levels_} |')
+            fa = [got[k] for k in ('false_alarms', 'replayed') if k in got]
+            print(f'| {figure} | {rule} | ' + '; '.join(
+                f'{f["per_30"]:.2f} ({f["runs"]} in {f["judged"]})'
+                for f in fa) + f' | {levels_} |')
 
 
 def main(argv=None):
