@@ -191,17 +191,17 @@ def _notes(failed, short, gone):
 
 
 def _rules(cases):
-    '''``(a line saying how many thresholds were calibrated, when any
-    was; one line per figure judged for breakage only)``: the others'
-    reasons say they kept the conservative rule.'''
+    '''``(a line saying how many thresholds were calibrated on their
+    nights and how many kept the conservative rule; one line per figure
+    judged for breakage only)``.'''
     said = [(name, why) for name, _, why in cases]
     calibrated = sum(calibration.CALIBRATED in why for _, why in said)
     others = len(said) - calibrated
     rules = [f'change points: {calibrated} of {len(said)} figure(s) with '
              f'the threshold calibrated on their clean nights' +
-             (f', {others} with Bonferroni (fewer than '
-              f'{calibration.MIN_NIGHTS} clean nights)' if others else '')
-             ] if calibrated else []
+             (f', {others} with Bonferroni at {calibration.ALPHA:.0%} '
+              f'(fewer than {calibration.MIN_NIGHTS} clean nights)'
+              if others else '')] if said else []
     return rules, [f'change points: {name} {calibration.BREAKAGE_ONLY}: '
                    f'{why}' for name, why in said
                    if calibration.BREAKAGE_ONLY in why]
