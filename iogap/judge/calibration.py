@@ -9,8 +9,9 @@ where runs of alarmed nights start on ``BUDGET`` of the nights when
 ``REPLICATES`` series block-bootstrapped from the nights before the
 candidates are judged night by night (blocks of ``BLOCK`` consecutive
 nights keep the correlation between nights within a week; a run counts
-once, as the false alarms per 30 nights do). A fixed seed makes it reproducible: the same nights give the same
-threshold at every judgement, and nothing is stored. The threshold is
+once, as the false alarms per 30 nights do). A fixed seed makes it
+reproducible: the same nights give the same threshold at every judgement,
+and nothing is stored. The threshold is
 never looser than the same over independent normal nights: a 1/60 rate
 from 60-odd nights is often far off, and the bootstrap may only make it
 stricter (for the correlation or the heavy tails it finds).
