@@ -195,9 +195,13 @@ def main(argv=None):
     parser.add_argument('--trials', type=int, default=40)
     parser.add_argument('--series', type=int, default=20,
                         help='clean series judged for false alarms')
+    parser.add_argument('--real-only', action='store_true',
+                        help='the real nights of -o alone')
     args = parser.parse_args(argv)
-    results = {'simulated': simulated(args.trials, args.series)}
-    print_rows('Simulated nights, spread as named', results['simulated'])
+    results = {}
+    if not args.real_only:
+        results['simulated'] = simulated(args.trials, args.series)
+        print_rows('Simulated nights, spread as named', results['simulated'])
     if args.out:
         results['real'] = real(os.path.abspath(args.out), args.trials,
                                args.series)
