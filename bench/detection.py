@@ -9,6 +9,7 @@ Across nights (bench/nights.py, bench/across.py, bench/detectors.py):
 
     python bench/detection.py nights -o DIR [--nights 60]   # real nights
     python bench/detection.py across -o DIR [--compare]     # the tables
+    python bench/detection.py calibrated [-o DIR]   # threshold before/after
 
 Runs the suite on the generic profile (this host) with reframe's --repeat
 (bench/singleruns.py): two sets of clean runs, then runs with slowdowns
@@ -168,6 +169,9 @@ if __name__ == '__main__':
     if sys.argv[1:2] == ['nights']:
         from bench import nights
         nights.main(sys.argv[2:])
+    elif sys.argv[1:2] == ['calibrated']:
+        from bench import calibrated
+        calibrated.main(sys.argv[2:])
     elif sys.argv[1:2] == ['across']:
         from bench import across
         across.main(sys.argv[2:])

@@ -6,7 +6,11 @@ false-alarm rate per night (``changepoint.ALPHA``) where the method has
 one.
 
 - ``scipy``: iogap.judge.changepoint (Student's t-test on the logs over the
-  recent candidate starts, Bonferroni), the one the suite uses;
+  recent candidate starts, its threshold calibrated on the figure's clean
+  nights once there are enough), the one the suite uses;
+- ``bonferroni``: the same test with the conservative threshold always
+  (Bonferroni over the candidates at ``ALPHA``), the rule before the
+  calibration;
 - ``otava``: apache-otava's E-divisive means with its t-test
   (``compute_change_points``, max_pvalue = ALPHA), as Otava/Hunter runs it;
 - ``ruptures``: PELT on the logs with the l2 cost and a BIC penalty
@@ -22,6 +26,11 @@ from iogap.judge import changepoint
 
 def scipy_alarm(values, better, start_from):
     step, _ = changepoint.recent_step(values, better)
+    return step is not None and step.start >= start_from
+
+
+def bonferroni_alarm(values, better, start_from):
+    step, _ = changepoint.recent_step(values, better, calibrated=False)
     return step is not None and step.start >= start_from
 
 
@@ -63,13 +72,15 @@ def ruptures_alarm(values, better, start_from):
     return False
 
 
-DETECTORS = {'scipy': scipy_alarm, 'otava': otava_alarm,
+DETECTORS = {'scipy': scipy_alarm, 'bonferroni': bonferroni_alarm,
+             'otava': otava_alarm,
              'ruptures': ruptures_alarm}
 
 
 def available():
     '''``{name: alarm}`` of the detectors whose library is installed.'''
     import importlib.util
-    need = {'scipy': 'scipy', 'otava': 'otava', 'ruptures': 'ruptures'}
+    need = {'scipy': 'scipy', 'bonferroni': 'scipy', 'otava': 'otava',
+            'ruptures': 'ruptures'}
     return {name: fn for name, fn in DETECTORS.items()
             if importlib.util.find_spec(need[name])}

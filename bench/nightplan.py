@@ -45,10 +45,10 @@ STABLE = [('DDSingleStream', 'direct', DD_BW.name(pattern='write')),
           ('IORBench', 'direct', IOR_BW.name(phase='read_once'))]
 
 
-def schedule(night):
+def schedule(night, cycle=CYCLE):
     '''The slowdown (%) of night ``night`` (0-based).'''
-    return 0 if night < REF_NIGHTS else CYCLE[(night - REF_NIGHTS) %
-                                              len(CYCLE)]
+    return 0 if night < REF_NIGHTS else cycle[(night - REF_NIGHTS) %
+                                              len(cycle)]
 
 
 def references(records):

@@ -24,7 +24,7 @@ import sys
 import time
 
 from bench import cgroups
-from bench.nightplan import GROUPS, STABLE, references, schedule
+from bench.nightplan import CYCLE, GROUPS, STABLE, references, schedule
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -56,14 +56,16 @@ def figure_values(report, check, mode, figure):
     return None
 
 
-def run_group(out, night, group, slowdown, refs, env):
-    '''One group of one night; its record (also written to disk).'''
+def run_group(out, night, group, slowdown, refs, env, cpu=True):
+    '''One group of one night; its record (also written to disk). ``cpu``
+    False: the device throttle alone slows it, no CPU quota.'''
     spec = GROUPS[group]
     wanted = slowdown
     slowdown, limits = throttles(group, slowdown, refs)
     here = os.path.join(out, f'night-{night:03d}', group)
-    groups = cgroups.slowdown(limits, slowdown / 100 if spec['cpu'] else 0,
-                              env['IOGAP_SCRATCH'])
+    groups = cgroups.slowdown(
+        limits, slowdown / 100 if spec['cpu'] and cpu else 0,
+        env['IOGAP_SCRATCH'])
     cmd = [os.path.join(ROOT, '.venv', 'bin', 'reframe'), '-C',
            'reframe_config.py', '-n', spec['select'], *spec['set'],
            '--session-extras', f'night={night},slowdown={slowdown}', '-r']
@@ -82,6 +84,7 @@ def run_group(out, night, group, slowdown, refs, env):
               'exit': proc.returncode, 'values': values,
               # the machine is shared: its load when the night started
               'load': round(load, 1),
+              'cpu_quota': bool(cpu and spec['cpu']),
               'session': report and report['session_info'].get('uuid'),
               'finished': time.strftime('%Y-%m-%dT%H:%M:%S')}
     with open(os.path.join(out, f'night-{night:03d}', f'{group}.json'),
@@ -121,9 +124,10 @@ def stable_values(reports):
     return report, values
 
 
-def run_nights(out, count, env, groups):
-    '''Run nights 0..count-1 that are not done yet; ``groups()`` names
-    the groups that can run now.'''
+def run_nights(out, count, env, groups, gap=0, cpu=True, cycle=CYCLE):
+    '''Run nights 0..count-1 that are not done yet, ``gap`` seconds apart,
+    slowed in turn by ``cycle``; ``groups()`` names the groups that can
+    run now.'''
     for night in range(count):
         for group in groups():
             records = done(out)
@@ -133,11 +137,12 @@ def run_nights(out, count, env, groups):
                 continue
             os.makedirs(os.path.join(out, f'night-{night:03d}'),
                         exist_ok=True)
-            rec = run_group(out, night, group, schedule(night),
-                            references(records), env)
+            rec = run_group(out, night, group, schedule(night, cycle),
+                            references(records), env, cpu)
             print(f'night {night} {group}: slowdown {rec["slowdown"]} %, '
                   f'{rec["seconds"]:.0f} s, exit {rec["exit"]}, '
                   f'{rec["values"]}', file=sys.stderr, flush=True)
+            time.sleep(gap)     # nights apart, not back to back
 
 
 def main(argv=None):
@@ -147,6 +152,15 @@ def main(argv=None):
                                      description=__doc__.split('\n')[0])
     parser.add_argument('-o', '--out', required=True)
     parser.add_argument('--nights', type=int, default=60)
+    parser.add_argument('--gap', type=float, default=0,
+                        help='seconds between nights (spaced, not back to '
+                        'back)')
+    parser.add_argument('--device-only', action='store_true',
+                        help='slow by the device throttle alone (no CPU '
+                        'quota: it would slow a memory-bound control too)')
+    parser.add_argument('--cycle', default=','.join(map(str, CYCLE)),
+                        help='slowdowns in %% after the reference nights, '
+                        'in turn (0: clean)')
     args = parser.parse_args(argv)
     missing = cgroups.unavailable()
     if missing:
@@ -164,4 +178,6 @@ def main(argv=None):
                IOGAP_RESULTS_DB=os.path.join(os.path.abspath(args.out),
                                              'results.db'))
     os.makedirs(args.out, exist_ok=True)
-    run_nights(os.path.abspath(args.out), args.nights, env, groups)
+    run_nights(os.path.abspath(args.out), args.nights, env, groups,
+               args.gap, not args.device_only,
+               tuple(int(x) for x in args.cycle.split(',')))

@@ -270,7 +270,12 @@ def test_provenance_names_the_kernel_and_the_spack_lock(tmp_path):
 
 def test_the_command_line_judges_a_database(tmp_path, capsys):
     assert nightly.main(['changepoints', DB]) == 0
-    assert capsys.readouterr().out.startswith('STEADY: 0 step change(s)')
+    rules, last = capsys.readouterr().out.splitlines()
+    assert last.startswith('STEADY: 0 step change(s)')
+    # Eight nights: too few to calibrate, said so
+    assert rules == 'change points: 0 of 6 figure(s) with the threshold ' \
+        'calibrated on their clean nights, 6 with Bonferroni at 1% (fewer ' \
+        'than 60 clean nights)'
     assert nightly.main(['changepoints', copy_db(tmp_path, step=True)]) == 1
     assert 'STEP ' in capsys.readouterr().out
     assert nightly.main(['changepoints', str(tmp_path / 'none.db')]) == 2

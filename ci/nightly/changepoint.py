@@ -12,14 +12,16 @@ import statistics
 from ci.nightly import provenance
 from ci.nightly.junit import add_junit  # noqa: F401 (its JUnit suite)
 from ci.nightly.verdict import final_cases
-from iogap.judge import changepoint
+from iogap.judge import calibration, changepoint
 
 _REPEAT = re.compile(r'\s*%\.?repeat_no=\d+')
 
 
-#: Nights read back from tonight: enough for every candidate step (a
-#: year of full nights would be hundreds of MB of JSON to decode)
+#: Nights read back from tonight: enough for every candidate step and
+#: for the threshold's calibration (calibration.MIN_NIGHTS before the
+#: candidates; a year of full nights would be hundreds of MB of JSON)
 KEPT = 3 * (changepoint.HISTORY + changepoint.WINDOW)
+assert KEPT - changepoint.WINDOW >= calibration.MIN_NIGHTS
 
 
 def night_of(uuid, pipeline):
@@ -153,11 +155,12 @@ def judge(db_path, uuid=None):
         steps.append((name, step))
         cases.append((name, 'step', message))
     lines += _notes(failed.get(tonight, ()), short, gone)
+    rules, breakage = _rules(cases)
     count = len({night_of(i.get('uuid'), i.get('pipeline'))
                  for i, _ in nights})
-    lines.append(f'{"STEP" if steps else "STEADY"}: {len(steps)} step '
-                 f'change(s) in {len(cases)} figure(s) judged over '
-                 f'{count} night(s) of {db_path}')
+    lines += rules + breakage + [
+        f'{"STEP" if steps else "STEADY"}: {len(steps)} step change(s) in '
+        f'{len(cases)} figure(s) judged over {count} night(s) of {db_path}']
     return lines, steps, cases + short
 
 
@@ -185,3 +188,20 @@ def _notes(failed, short, gone):
                      f'ran tonight have no value tonight (renamed or '
                      f'dropped), e.g. {gone[0]}')
     return lines
+
+
+def _rules(cases):
+    '''``(a line saying how many thresholds were calibrated on their
+    nights and how many kept the conservative rule; one line per figure
+    judged for breakage only)``.'''
+    said = [(name, why) for name, _, why in cases]
+    calibrated = sum(calibration.CALIBRATED in why for _, why in said)
+    others = len(said) - calibrated
+    rules = [f'change points: {calibrated} of {len(said)} figure(s) with '
+             f'the threshold calibrated on their clean nights' +
+             (f', {others} with Bonferroni at {calibration.ALPHA:.0%} '
+              f'(fewer than {calibration.MIN_NIGHTS} clean nights)'
+              if others else '')] if said else []
+    return rules, [f'change points: {name} {calibration.BREAKAGE_ONLY}: '
+                   f'{why}' for name, why in said
+                   if calibration.BREAKAGE_ONLY in why]

@@ -5,19 +5,24 @@ the last few nights, together, sit lower (or higher, for a latency) than
 the nights before them. For each candidate start ``s`` among the last
 ``WINDOW`` nights, the nights from ``s`` on are compared with the
 ``HISTORY`` nights before ``s`` by Student's two-sample t-test on the
-logarithms (scipy.stats.ttest_ind, pooled variance: it works with one
-night after the step), one-sided in the figure's worse direction. The most
-significant candidate is the step; its p-value is multiplied by the
-number of candidates (Bonferroni) and a step is reported when that is
-below ``ALPHA``. Its size is the ratio of the geometric means minus one,
-with the t-test's confidence interval. docs/changepoints.md says why this
-and not E-divisive (apache-otava) or penalised segmentation (ruptures).
+logarithms (pooled variance: it works with one night after the step),
+one-sided in the figure's worse direction. The most significant candidate
+is the step. Its p-value is compared with a threshold set to the
+false-alarm budget on the figure's own clean nights (the nights before the
+candidates, block-bootstrapped: iogap.judge.calibration), or, with fewer
+than ``calibration.MIN_NIGHTS`` of them, with ``ALPHA`` over the number of
+candidates (Bonferroni). Its size is the ratio of the geometric means
+minus one, with the t-test's confidence interval. A figure whose nights
+cannot show twice the goal's step 9 times in 10 is judged for breakage
+only. docs/changepoints.md says why this and not E-divisive
+(apache-otava) or penalised segmentation (ruptures).
 '''
 
 import math
 from dataclasses import dataclass
 
 from iogap.core.figures import HIGHER, LOWER
+from iogap.judge import calibration
 
 #: Nights in which a step may have started to be reported
 WINDOW = 5
@@ -28,8 +33,8 @@ HISTORY = 20
 #: Nights needed before the earliest candidate
 MIN_BEFORE = 5
 
-#: Family-wise false-alarm rate of one night's verdict on one figure
-ALPHA = 0.01
+#: Family-wise false-alarm rate of the conservative rule (few nights)
+ALPHA = calibration.ALPHA
 
 #: Confidence of the interval on the step's size
 CONFIDENCE = 0.9
@@ -42,35 +47,36 @@ class Step:
     size: float          #: relative change of the (geometric) mean
     low: float           #: lower end of the size's confidence interval
     high: float          #: upper end
-    pvalue: float        #: after the Bonferroni correction
+    pvalue: float        #: the smallest one-sided p of the candidates
     before: int          #: nights compared before the step
     after: int           #: nights after it
+    rule: calibration.Threshold = None   #: what decided it
 
     def describe(self):
+        rule = self.rule.why if self.rule else ''
         return (f'{self.size:+.1%} (90 % CI {self.low:+.1%} to '
                 f'{self.high:+.1%}; p = {self.pvalue:.2g}, {self.after} '
-                f'night(s) after against {self.before} before)')
+                f'night(s) after against {self.before} before; {rule})')
 
 
-def _test(before, after, worse):
+def _interval(before, after):
     import warnings
     from scipy import stats
-    alternative = 'less' if worse == 'down' else 'greater'
-    with warnings.catch_warnings():     # near-equal values: p is still right
+    with warnings.catch_warnings():     # near-equal values: still right
         warnings.simplefilter('ignore', RuntimeWarning)
-        result = stats.ttest_ind(after, before, equal_var=True,
-                                 alternative=alternative)
-        two_sided = stats.ttest_ind(after, before, equal_var=True)
-        ci = two_sided.confidence_interval(CONFIDENCE)
-    return result.pvalue, ci.low, ci.high
+        ci = stats.ttest_ind(after, before, equal_var=True) \
+            .confidence_interval(CONFIDENCE)
+    return ci.low, ci.high
 
 
 def recent_step(values, better, window=WINDOW, history=HISTORY,
-                alpha=ALPHA, min_before=MIN_BEFORE):
+                min_before=MIN_BEFORE, calibrated=True):
     '''``(step, reason)``: the most significant step in the worse direction
     among the last ``window`` nights of ``values`` (oldest first), or
     ``(None, why not)``. ``better`` is the figure's declared direction
-    (:data:`HIGHER` or :data:`LOWER`); other figures are not judged.'''
+    (:data:`HIGHER` or :data:`LOWER`); other figures are not judged.
+    ``calibrated`` False keeps the conservative rule however many nights
+    (the benchmark's before).'''
     if better not in (HIGHER, LOWER):
         return None, 'the figure declares no better direction'
     if any(v is None or not v > 0 or math.isinf(v) for v in values):
@@ -78,28 +84,32 @@ def recent_step(values, better, window=WINDOW, history=HISTORY,
     if len(values) < min_before + 1:
         return None, (f'{len(values)} night(s): a step needs at least '
                       f'{min_before + 1}')
-    logs = [math.log(v) for v in values]
-    worse = 'down' if better == HIGHER else 'up'
-    starts = range(max(min_before, len(logs) - window), len(logs))
-    best = None
-    for s in starts:
-        before, after = logs[max(0, s - history):s], logs[s:]
-        if len(set(before + after)) < 2:
-            continue        # constant values: no variance to test with
-        p, low, high = _test(before, after, worse)
-        if best is None or p < best[0]:
-            best = (p, s, low, high, len(before), len(after))
-    if best is None:
+    if len(set(values)) < 2:
         return None, 'the values do not vary: nothing to test'
-    p, s, low, high, n_before, n_after = best
-    p = min(1.0, p * len(starts))
-    step = Step(s, _ratio(logs, s, n_before), math.expm1(low),
-                math.expm1(high), p, n_before, n_after)
-    if p >= alpha:
-        return None, f'no step (most likely at night {s}: {step.describe()})'
+    import numpy as np
+    worse = 'down' if better == HIGHER else 'up'
+    first = max(min_before, len(values) - window)
+    logs = np.log(values)[max(0, first - history):]   # the judged nights
+    starts = list(range(first - (len(values) - len(logs)), len(logs)))
+    p, s = (x[0] for x in calibration.scan(logs[None], starts, history,
+                                           worse))
+    rule = calibration.calibrate(np.log(values)[:first], len(logs), starts,
+                                 history, worse) if calibrated else \
+        calibration.conservative(len(starts), first)
+    before, after = logs[max(0, s - history):s], logs[s:]
+    low, high = _interval(before, after)
+    step = Step(int(s) + len(values) - len(logs), _ratio(before, after),
+                math.expm1(low), math.expm1(high), float(p), len(before),
+                len(after), rule)
+    if p >= rule.pvalue:
+        return None, f'no step (most likely at night {step.start}: ' \
+            f'{step.describe()})'
+    if rule.breakage_only and abs(math.log1p(step.size)) < \
+            -math.log1p(-calibration.BROKEN):
+        return None, f'no breakage (most likely at night {step.start}: ' \
+            f'{step.describe()})'
     return step, 'step'
 
 
-def _ratio(logs, s, n_before):
-    before, after = logs[s - n_before:s], logs[s:]
-    return math.expm1(sum(after) / len(after) - sum(before) / len(before))
+def _ratio(before, after):
+    return math.expm1(after.mean() - before.mean())

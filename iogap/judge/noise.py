@@ -5,7 +5,8 @@ The noise model: a figure's spread is its coefficient of variation over
 the runs (robust, 1.4826 MAD / median, from 8 runs on), or the spread its
 job measured within itself (dd's CV over repetitions) when that is larger,
 raised to what few runs allow it to be (the upper 80 % bound of a standard
-deviation estimated from n runs: x2.1 for 3 runs, x1.3 for 10). A
+deviation estimated from n runs: x2.1 for 3 runs, x1.3 for 10, x1.2 up to
+``ENOUGH_RUNS``; from there on the spread is the estimate itself). A
 reference accepts
 ``K_SIGMA`` times that spread on the side that is a regression (bandwidths
 and rates may not drop, latencies and times may not rise; ratios keep the
@@ -50,9 +51,16 @@ _FEW_RUNS = {2: 3.85, 3: 2.12, 4: 1.74, 5: 1.56, 6: 1.46, 7: 1.39, 8: 1.34,
              9: 1.31, 10: 1.29}
 
 
+#: Runs from which the spread is its estimate, not raised: the robust CV
+#: of 30 runs is within about 20 % of the true spread (its relative
+#: standard error is 1.17 / sqrt(n)), so a 3-sigma band from it falls
+#: between 2.4 and 3.6 true sigma; the 1.2 below would only widen it
+ENOUGH_RUNS = 30
+
+
 def spread(values):
     '''Relative spread of ``values`` (robust from 8 on), raised to its
-    upper 80 % bound for the number of runs.'''
+    upper 80 % bound for the number of runs (fewer than ``ENOUGH_RUNS``).'''
     median = statistics.median(values)
     if median == 0:
         return float('inf')
@@ -63,6 +71,8 @@ def spread(values):
     else:
         cv = statistics.stdev(values) / abs(statistics.fmean(values))
 
+    if len(values) >= ENOUGH_RUNS:
+        return cv
     return cv * _FEW_RUNS.get(len(values), 1.2)
 
 
