@@ -90,3 +90,20 @@ def test_every_cori_figure_cites_a_seed_line_and_no_unseeded_turbo():
         # the KNL 7250's turbo clock is in no seed: only as an inference
         if '1.6 GHz' in text:
             assert 'inference' in text and 'no seed' in text, text
+
+
+def test_a_quoted_r_square_is_on_a_cited_line():
+    # Effects and clock gains quote the study's r² ("r2 0.95 -> 0.16")
+    # without a reference value of their own: the r² must be on a line
+    # the entry cites (a citation one line off once went unnoticed)
+    checked = 0
+    for name, kind, entry, text in texts():
+        quoted = re.findall(r'r2 (0\.\d+)(?: -> (0\.\d+))?', text or '')
+        if not quoted or 'seeds/' not in text:
+            continue
+        held = [seed(n)[i - 1] for n, cited in lines_of(text) for i in cited]
+        for value in (v for pair in quoted for v in pair if v):
+            assert any(value in line for line in held), \
+                (name, kind, entry.get('name'), value, text)
+            checked += 1
+    assert checked > 5
