@@ -1,12 +1,14 @@
 #!/bin/bash
 # One dd stream as the study ran it (dd bs=1M count=10000 on one core):
-# per repetition, time dd from /dev/zero to /dev/null (memory alone), write
-# a fresh file, evict it from the page cache, then read it three times
-# with no flush in between (read-once, read-3x).
+# per repetition, time dd from /dev/zero to /dev/null (memory alone: the
+# control each I/O step of the repetition is paired with), write a fresh
+# file, evict it from the page cache, then read it three times with no
+# flush in between (read-once, read-3x).
 # The job launches this once, with the variants' binding, memory policy
 # and clock, so every dd below runs where the probe says it runs.
 #
 #   dd-stream.sh --dd PATH --file PATH --bs 1M --count N --reps N
+#                [--memory-count N]       (the control's count, --count)
 #                [--write-flags F] [--read-flags F] [--reads 3]
 #                [--evict drop_caches|fadvise|none] [--odirect-probe]
 #                [--darshan LIBDARSHAN]   (one log per step in ./darshan)
@@ -15,11 +17,12 @@
 set -o errexit -o pipefail
 . "$(dirname "$0")/job.sh"
 
-reads=3 evict=none wflags= rflags= probe= darshan= calibrations=5 traced=()
+reads=3 evict=none memcount= wflags= rflags= probe= darshan= calibrations=5 traced=()
 while [ $# -gt 0 ]; do
     case $1 in
         --dd) dd=$2 ;; --file) file=$2 ;; --bs) bs=$2 ;; --count) count=$2 ;;
         --reps) reps=$2 ;; --reads) reads=$2 ;; --evict) evict=$2 ;;
+        --memory-count) memcount=$2 ;;
         --write-flags) wflags=$2 ;; --read-flags) rflags=$2 ;;
         --darshan) darshan=$2 ;; --calibrations) calibrations=$2 ;;
         --trace) traced=(iogap_traced "$2") ;;
@@ -53,13 +56,15 @@ iogap_calibrate "$calibrations" op=calibrate rep=0 -- measured_dd \
 rm -f "$file.calib" "$file.calib.darshan"
 
 for rep in $(seq 1 "$reps"); do
-    # What dd moves with no device at all: the speed a read served from
-    # memory can approach, against which a device's speed is told apart
-    iogap_run op=memory rep="$rep" -- "${traced[@]}" "$dd" if=/dev/zero \
-        of=/dev/null bs="$bs" count="$count" 2>&1
     # Each write starts clean: no dirty pages of the last one
     rm -f "$file"
     sync
+    # What dd moves with no device at all: the speed a read served from
+    # memory can approach, and the control the repetition's I/O steps are
+    # divided by. It runs just before them, on a quiet device, so that
+    # the pair shares the node's state (load, clock, neighbours)
+    iogap_run op=memory rep="$rep" -- "${traced[@]}" "$dd" if=/dev/zero \
+        of=/dev/null bs="$bs" count="${memcount:-$count}" 2>&1
     iogap_run op=write rep="$rep" -- measured_dd \
         "$PWD/darshan/write-$rep.darshan" \
         if=/dev/zero of="$file" bs="$bs" count="$count" $wflags 2>&1

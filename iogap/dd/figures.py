@@ -23,3 +23,11 @@ PASS_BW = Figure('read_3x_pass{n}_bw', 'MB/s', better=None,
 MEMORY_BW = Figure('memory_bw', 'MB/s', better=None,
                    meaning='dd from /dev/zero to /dev/null: the speed with '
                    'no device at all')
+
+#: Each I/O pattern over the memory copy of the same repetition, summarised
+#: over the repetitions (:mod:`iogap.dd.paired`): what the node's state of
+#: the moment (load, clock, neighbours) does to both cancels out
+PAIRED = Figure('{pattern}_bw_paired', 'ratio', meaning='{pattern} '
+                'bandwidth over the memory copy run just before it in the '
+                'same repetition (geometric mean of the repetitions)',
+                pattern=PATTERNS)

@@ -25,9 +25,10 @@ def dd_record(step):
     return (int(m.group(1)), float(m.group(2))) if m else None
 
 
-def check_steps(text, file_bytes, expected):
+def check_steps(text, file_bytes, expected, memory_bytes=None):
     '''``(steps, overhead)``: the ``expected`` dd steps of a job's
-    output, each whole, on disk after a write, and plausible by the
+    output, each whole (``file_bytes``; a memory copy ``memory_bytes``,
+    by default the same), on disk after a write, and plausible by the
     harness's clock less its calibrated start-up.'''
     overhead, found = plausible.calibration(
         steps.parse(text), lambda s: (dd_record(s) or (0, 0.0))[1])
@@ -37,18 +38,20 @@ def check_steps(text, file_bytes, expected):
     for step in found:
         what = f'dd {step["op"]} (repetition {step["rep"]})'
         record = dd_record(step)
+        nbytes = memory_bytes if step['op'] == 'memory' and memory_bytes \
+            else file_bytes
         if record is None:
             raise SanityError(f'{what} printed no summary')
-        if record[0] != file_bytes:
+        if record[0] != nbytes:
             raise SanityError(f'{what} moved {record[0]} bytes, expected '
-                              f'{file_bytes}')
+                              f'{nbytes}')
         if record[1] <= 0:
             raise SanityError(f'{what} reported {record[1]} s: too fast to '
                               f'time')
 
         # A trace counts what dd reads and what it writes
-        plausible.check_step([record[1]], step, what, overhead, file_bytes,
-                             2 * file_bytes)
+        plausible.check_step([record[1]], step, what, overhead, nbytes,
+                             2 * nbytes)
         if step['op'] == 'write':
             plausible.check_disk(step, file_bytes, what)
 
