@@ -5,6 +5,7 @@ generic judgement reached, a dd that drops O_DIRECT failing the O_DIRECT
 mechanisms, and a scratch root with no device making the device
 judgements not applicable.'''
 
+import math
 import os
 import shutil
 
@@ -81,6 +82,35 @@ def test_every_step_says_what_it_moved(run):
                 'reread_fetched_share'} <= names, tc['mode']
         assert 0 <= perf(tc, 'read_once_fetched_share') < 1000
         assert perf(tc, 'memory_bw') > 0
+
+
+def test_each_pattern_is_paired_with_its_repetitions_memory_copy(run):
+    '''Every case reports ``<pattern>_bw_paired``, positive, and equal to
+    the geometric mean of its repetitions' I/O over memory-copy bandwidth
+    as the job's own dd lines give them; each memory copy moved its own
+    count (at least CONTROL_BYTES), not the file's.'''
+    from iogap.core import steps
+    from iogap.dd.parse import dd_record
+    from iogap.dd.stream import CONTROL_BYTES
+    for tc in cases(run, 'DDSingleStream'):
+        with open(os.path.join(tc['outputdir'], 'rfm_job.out')) as fp:
+            found = [s for s in steps.parse(fp.read()) if dd_record(s)]
+        bw = {}
+        for s in found:
+            nbytes, seconds = dd_record(s)
+            bw.setdefault(s['op'], {})[s['rep']] = nbytes / seconds / 1e6
+            if s['op'] == 'memory':
+                assert nbytes >= CONTROL_BYTES, nbytes
+        assert len(bw['memory']) == 3, tc['mode']
+        reads = [bw[f'read{p}'] for p in (1, 2, 3)]
+        io = {'write': bw['write'], 'read_once': reads[0],
+              'read_3x': {r: sum(p[r] for p in reads) / 3 for r in reads[0]}}
+        for pattern, values in io.items():
+            logs = [math.log(values[r] / bw['memory'][r]) for r in values]
+            got = perf(tc, f'{pattern}_bw_paired')
+            assert got > 0, (tc['mode'], pattern)
+            assert got == pytest.approx(math.exp(sum(logs) / len(logs)),
+                                        rel=1e-9), (tc['mode'], pattern)
 
 
 def test_every_generic_judgement_is_reached(run):

@@ -21,9 +21,12 @@ def ratios(io, memory):
         raise IogapError(f'paired figure: the I/O steps ran in repetitions '
                          f'{sorted(io)} and the memory copies in '
                          f'{sorted(memory)}; each needs both')
-    bad = {r: v for r, v in {**io, **memory}.items() if not v > 0}
+    bad = [f'{what} {r}: {v}' for what, got in (('I/O', io),
+                                                 ('memory', memory))
+           for r, v in got.items() if not v > 0]
     if bad:
-        raise IogapError(f'paired figure: bandwidths {bad} are not positive')
+        raise IogapError(f'paired figure: bandwidths not positive '
+                         f'(repetition: MB/s): {", ".join(bad)}')
     return [io[r] / memory[r] for r in sorted(io)]
 
 
