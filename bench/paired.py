@@ -36,6 +36,7 @@ sys.path.insert(0, ROOT)
 from iogap.core import steps  # noqa: E402
 from iogap.dd.paired import geometric_mean, ratios  # noqa: E402
 from iogap.dd.parse import dd_record  # noqa: E402
+from iogap.dd.stream import CONTROL_BYTES  # noqa: E402
 
 SELECT = ('DDSingleStream.*%cpu_bind=default.*%darshan=off'
           '.*%mode=(direct|buffered)')
@@ -121,6 +122,7 @@ def spread(values):
 
 SUMMARIES = {
     'raw median': lambda io, mem: statistics.median(io.values()),
+    'raw geomean': lambda io, mem: geometric_mean(list(io.values())),
     'raw max': lambda io, mem: max(io.values()),
     'paired geomean': lambda io, mem: geometric_mean(ratios(io, mem)),
     'paired max': lambda io, mem: max(ratios(io, mem)),
@@ -134,6 +136,12 @@ def summary(args):
           f'{records[-1]["started"]} UTC, load '
           f'{min(r["load"] for r in records)}-'
           f'{max(r["load"] for r in records)}')
+    copies = [CONTROL_BYTES / 1e6 / v for r in records
+              for c in r['cases'].values() for v in c['reps']['memory']
+              .values()]
+    print(f'memory copy ({CONTROL_BYTES} bytes): {min(copies):.3f}-'
+          f'{max(copies):.3f} s, median {statistics.median(copies):.3f} s '
+          f'over {len(copies)} repetitions')
     print('| figure | summary | reps | sessions | robust CV % | CV % |')
     print('|---|---|---|---|---|---|')
     for label, mode, pattern in CASES:
