@@ -5,7 +5,10 @@ The memory copy shares what the node was doing at that moment (its load,
 clock and neighbours); the ratio divides most of that out, so the figure
 varies less between nights than the bandwidth alone does.
 bench/paired.py measured which summary of the repetitions varies least
-between sessions; the geometric mean is the one used.
+between sessions: the geometric mean of the per-repetition ratios varied
+as little as their maximum for direct write and less for direct read-once
+and cached re-read (18 sessions on a shared 2-core VM, 5 repetitions: CV
+36, 27 and 14 % against 36, 39 and 20 %), so it is the one used.
 '''
 
 import math
