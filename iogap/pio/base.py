@@ -21,10 +21,13 @@ from iogap.pio import parse
 
 def ppn_sweep(part, core_spec=0):
     '''Processes per node on ``part``: powers of two below its usable cores
-    (bounded by extras['ior_max_ppn']), then that count.'''
+    (bounded by extras['ior_max_ppn']), then that count, and the points the
+    study measured between them (extras['ior_ppn_points'], KNL's 48) that
+    fit under it.'''
     cores = part.num_cores - core_spec
-    return placement.per_node_counts(min(cores,
-                                         part.extras['ior_max_ppn'] or cores))
+    top = min(cores, part.extras['ior_max_ppn'] or cores)
+    return sorted(set(placement.per_node_counts(top)) |
+                  {n for n in part.extras['ior_ppn_points'] if n <= top})
 
 
 def node_sweep(part):
