@@ -8,7 +8,7 @@ import pytest
 from iogap.core.variants import core_specs, size_bytes
 from iogap.errors import IogapError
 from iogap.pio.collective import (CB_ROUNDS, cb_transfer, collective_point,
-                                  segment_count)
+                                  segment_count, size_text)
 from iogap.profile import _every_shipped_part
 
 
@@ -27,6 +27,11 @@ def test_segments_are_whole():
     with pytest.raises(IogapError, match=r'not a whole number of '
                        r'3145728-byte segments; make ior_block_size'):
         segment_count(64 * 2**20, 3 * 2**20)
+
+
+def test_sizes_print_as_ior_reads_them():
+    assert [size_text(n) for n in (65536, 4 * 2**20, 2**30, 3 * 2**10 + 1)] \
+        == ['64k', '4m', '1g', '3073']
 
 
 def _cb_parts():

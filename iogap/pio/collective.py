@@ -28,7 +28,7 @@ from reframe.core.builtins import parameter, variable
 from iogap import profile
 from iogap.core import placement, registry, variants
 from iogap.core.striping import Striping
-from iogap.core.variants import feature, size_bytes
+from iogap.core.variants import BINARY, feature, size_bytes
 from iogap.errors import IogapError
 from iogap.pio import hints
 from iogap.pio.base import node_sweep, ppn_sweep
@@ -56,6 +56,14 @@ def segment_count(total, transfer, what='IORCollective'):
                          f'number of {transfer}-byte segments; make '
                          f'ior_block_size a multiple of {transfer}')
     return total // transfer
+
+
+def size_text(nbytes):
+    '''``nbytes`` in the largest unit of IOR's that holds it whole
+    (``65536`` -> ``64k``), the inverse of :func:`size_bytes`.'''
+    unit = max((u for u, n in BINARY.items() if nbytes % n == 0),
+               key=BINARY.get)
+    return f'{nbytes // BINARY[unit]}{unit}'
 
 
 def collective_point(part, core_spec):
@@ -122,8 +130,8 @@ class IORCollective(IORBase):
                                self.num_tasks // self.num_tasks_per_node,
                                largest)
         self.segments = segment_count(total, xfer)
-        self.block_size = self.transfer_size = str(xfer)
-        self.note(f'segments={self.segments} of {xfer} bytes per task')
+        self.block_size = self.transfer_size = size_text(xfer)
+        self.note(f'segments={self.segments} of {self.block_size} per task')
 
     def check_run(self):
         text = super().check_run()
