@@ -202,3 +202,22 @@ def test_cori_sweeps_48_processes_on_knl_only():
     knl, haswell = parts['cori:knl'], parts['cori:haswell']
     assert 48 in ppn_sweep(knl) and 48 in ppn_sweep(knl, core_spec=4)
     assert 48 not in ppn_sweep(haswell)
+
+
+def test_only_the_studys_case_runs_at_its_points():
+    '''48 processes per node on KNL: the FPP POSIX buffered read the study
+    measured there, not every layout, API and mode, nor mdtest.'''
+    from iogap.core.cases import runs_on
+    from iogap.pio.iorbench import IORBench
+    from iogap.pio.mdtest import MDTestBench
+    knl = {p.fullname: p for p in _every_shipped_part()}['cori:knl']
+    point = dict(num_nodes=1, procs_per_node=48, core_spec=0,
+                 cpu_bind='default', darshan='off')
+    study = dict(point, layout='fpp', api='POSIX', mode='buffered')
+    assert runs_on(IORBench, study, knl)
+    assert runs_on(IORBench, dict(study, procs_per_node=64), knl)
+    for other in (dict(layout='ssf'), dict(api='MPIIO'), dict(mode='direct')):
+        assert not runs_on(IORBench, dict(study, **other), knl)
+    assert not runs_on(MDTestBench, dict(point, directory='unique'), knl)
+    assert runs_on(MDTestBench, dict(point, directory='unique',
+                                     procs_per_node=64), knl)
