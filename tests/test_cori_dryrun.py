@@ -11,6 +11,7 @@ import re
 import pytest
 
 from conftest import run_reframe
+from iogap.core.variants import size_bytes
 
 pytestmark = pytest.mark.reframe
 
@@ -25,6 +26,9 @@ def scripts(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp('cori')
     run = run_reframe(tmp_path, '--system', 'cori', '-n',
                       '^DD|IORCollective.*%api=HDF5.*%io=collective|'
+                      'IORCollective.*%api=MPIIO.*%io=cb|'
+                      'IORBench.*%procs_per_node=48.*%layout=fpp.*%api=POSIX'
+                      '.*%mode=buffered|'
                       'IORFrequencySweep|IORAffinity|FioThreads',
                       '--dry-run')
     assert run.returncode == 0, run.stdout
@@ -137,8 +141,30 @@ def test_core_spec_hdf5_case_writes_a_striped_shared_file(scripts):
         assert '#SBATCH --ntasks=1024' in text
         assert '#SBATCH --ntasks-per-node=32' in text
         assert ('#SBATCH --core-spec=4' in text) == (core_spec == 4)
-        # collective buffering aggregates small calls: 64 KiB, not 1 MiB
-        assert '-b 1g -t 64k' in text
+        # collective buffering aggregates small interleaved calls: each
+        # task's 1 GiB as 16384 segments of one 64 KiB call
+        assert '-b 64k -t 64k -s 16384' in text
+
+
+def test_each_collective_buffer_limits_in_the_cb_cases(scripts):
+    '''1024 tasks of 4 MiB per call are 128 MiB per node's aggregator: 4,
+    16 and 64 MiB buffers take 32, 8 and 2 rounds a call.'''
+    for size in ('4m', '16m', '64m'):
+        [text] = pick(scripts, 'IORCollective', 'knl', api='MPIIO',
+                      io=f'cb{size}', striping='default', core_spec=0,
+                      cpu_bind='default')
+        assert '-b 4m -t 4m -s 256' in text
+        assert f'IOR_HINT__MPI__cb_buffer_size={size_bytes(size)}' in text
+        assert 'cb_nodes' not in text      # the study set none
+
+
+def test_read_3x_at_48_processes_per_node_runs_on_knl(scripts):
+    [text] = pick(scripts, 'IORBench', 'knl', layout='fpp', api='POSIX',
+                  mode='buffered', procs_per_node=48, num_nodes=1,
+                  darshan='off', cpu_bind='default')
+    assert '#SBATCH --ntasks-per-node=48' in text
+    assert not [1 for (n, p, pt) in scripts if n == 'IORBench' and
+                pt == 'haswell' and '%procs_per_node=48' in p.split()]
 
 
 @pytest.mark.parametrize('part,target', [('haswell', 'haswell'),

@@ -8,7 +8,7 @@ from iogap.core.variants import size_bytes
 from iogap.errors import IogapError
 from iogap.pio import parse as iorparse
 from iogap.pio.base import ppn_sweep
-from iogap.profile import Part
+from iogap.profile import Part, _every_shipped_part
 
 MiB = 2**20
 
@@ -177,6 +177,47 @@ def test_block_must_be_a_multiple_of_transfer():
     (1, None, [1]),
 ])
 def test_procs_per_node_sweep(cores, limit, sweep):
-    part = Part('s:p', [], {'ior_max_ppn': limit}, cores)
+    part = Part('s:p', [], {'ior_max_ppn': limit, 'ior_ppn_points': []},
+                cores)
     assert ppn_sweep(part) == sweep
     assert ppn_sweep(part, core_spec=cores - 1) == [1]
+
+
+@pytest.mark.parametrize('cores,limit,sweep', [
+    (68, None, [1, 2, 4, 8, 16, 32, 48, 64, 68]),
+    (64, None, [1, 2, 4, 8, 16, 32, 48, 64]),
+    (68, 32, [1, 2, 4, 8, 16, 32]),      # 48 is past the cap: not run
+    (32, None, [1, 2, 4, 8, 16, 32]),    # nor past the cores (Haswell)
+])
+def test_the_studys_points_between_powers_of_two(cores, limit, sweep):
+    part = Part('s:p', [], {'ior_max_ppn': limit, 'ior_ppn_points': [48]},
+                cores)
+    assert ppn_sweep(part) == sweep
+
+
+def test_cori_sweeps_48_processes_on_knl_only():
+    '''Read 3x drops at 48-64 cores per node on KNL (seeds/000): the
+    point is generated on KNL, where the study measured it.'''
+    parts = {p.fullname: p for p in _every_shipped_part()}
+    knl, haswell = parts['cori:knl'], parts['cori:haswell']
+    assert 48 in ppn_sweep(knl) and 48 in ppn_sweep(knl, core_spec=4)
+    assert 48 not in ppn_sweep(haswell)
+
+
+def test_only_the_studys_case_runs_at_its_points():
+    '''48 processes per node on KNL: the FPP POSIX buffered read the study
+    measured there, not every layout, API and mode, nor mdtest.'''
+    from iogap.core.cases import runs_on
+    from iogap.pio.iorbench import IORBench
+    from iogap.pio.mdtest import MDTestBench
+    knl = {p.fullname: p for p in _every_shipped_part()}['cori:knl']
+    point = dict(num_nodes=1, procs_per_node=48, core_spec=0,
+                 cpu_bind='default', darshan='off')
+    study = dict(point, layout='fpp', api='POSIX', mode='buffered')
+    assert runs_on(IORBench, study, knl)
+    assert runs_on(IORBench, dict(study, procs_per_node=64), knl)
+    for other in (dict(layout='ssf'), dict(api='MPIIO'), dict(mode='direct')):
+        assert not runs_on(IORBench, dict(study, **other), knl)
+    assert not runs_on(MDTestBench, dict(point, directory='unique'), knl)
+    assert runs_on(MDTestBench, dict(point, directory='unique',
+                                     procs_per_node=64), knl)

@@ -57,16 +57,39 @@ def test_every_phase_and_statistic(run):
                                               'ior_write.json']
 
 
-def test_collective_io_and_hints(run):
-    for io in ('independent', 'collective', 'cb4m'):
+def _geometry(tc):
+    '''IOR's own record of a case's geometry: its write's parameters and
+    summary row.'''
+    with open(os.path.join(tc['outputdir'], 'ior_write.json')) as fp:
+        doc = json.load(fp)
+    return doc['tests'][0]['Parameters'], doc['summary'][0]
+
+
+def test_collective_io_in_the_studys_geometry(run):
+    '''Interleaved, small, non-contiguous: each task's 64 MiB as 64 KiB
+    segments, one transfer per segment, every byte moved.'''
+    for io in ('independent', 'collective'):
         [tc] = cases(run, 'IORCollective', api='MPIIO', io=io)
         assert perf(tc, 'write_bw') > 0
-        # small calls, which collective buffering aggregates
-        summary = json.load(open(os.path.join(tc['outputdir'],
-                                              'ior_write.json')))
-        assert summary['tests'][0]['Parameters']['transferSize'] == 65536
+        params, result = _geometry(tc)
+        assert params['transferSize'] == params['blockSize'] == 65536
+        assert params['segmentCount'] == 64 * 2**20 // 65536
+        assert params['collective'] == (io == 'collective')
+        assert result['xsizeMiB'] == result['numTasks'] * 64
+        assert 'segments=1024 of 64k per task' in tc['method']
     [tc] = cases(run, 'IORCollective', api='HDF5', io='cb4m')
     assert 'hints are ROMIO' in tc['method']
+
+
+def test_each_collective_buffer_limits(run):
+    '''A cb case's aggregator (one per node) handles twice the largest
+    buffer swept per collective call, so 4 MiB takes two rounds.'''
+    [tc] = cases(run, 'IORCollective', api='MPIIO', io='cb4m')
+    params, result = _geometry(tc)
+    share = result['numTasks'] * params['transferSize']
+    assert share >= 2 * 4 * 2**20 and share // 2 < 2 * 4 * 2**20
+    assert params['blockSize'] == params['transferSize']
+    assert params['segmentCount'] * params['blockSize'] == 64 * 2**20
 
 
 def test_mdtest_rates(run):

@@ -19,12 +19,16 @@ from iogap.core.variants import core_specs, feature
 from iogap.pio import parse
 
 
-def ppn_sweep(part, core_spec=0):
+def ppn_sweep(part, core_spec=0, study_points=True):
     '''Processes per node on ``part``: powers of two below its usable cores
-    (bounded by extras['ior_max_ppn']), then that count.'''
+    (bounded by extras['ior_max_ppn']), then that count, and (with
+    ``study_points``) the points the study measured between them
+    (extras['ior_ppn_points'], KNL's 48) that fit under it.'''
     cores = part.num_cores - core_spec
-    return placement.per_node_counts(min(cores,
-                                         part.extras['ior_max_ppn'] or cores))
+    top = min(cores, part.extras['ior_max_ppn'] or cores)
+    points = part.extras['ior_ppn_points'] if study_points else []
+    return sorted(set(placement.per_node_counts(top)) |
+                  {n for n in points if n <= top})
 
 
 def node_sweep(part):
@@ -91,10 +95,17 @@ def procs_per_node():
                       for n in ppn_sweep(part, cs)]))
 
 
+def on_nodes(p, part):
+    '''Constraint: the case's node count is in the partition's sweep.'''
+    return p['num_nodes'] in node_sweep(part)
+
+
 #: A sweep's case is generated where the partition's sweep holds its point
+#: (a family that runs the study's own points gives its own for them)
 SWEEP_CONSTRAINTS = (
-    lambda p, part: p['num_nodes'] in node_sweep(part),
-    lambda p, part: p['procs_per_node'] in ppn_sweep(part, p['core_spec']),
+    on_nodes,
+    lambda p, part: p['procs_per_node'] in ppn_sweep(part, p['core_spec'],
+                                                     study_points=False),
 )
 
 

@@ -4,6 +4,19 @@ size of the partition (the seeds' "hand-tuned cb_buffer_size helps"). The
 study's core-specialization figure is a case of it: 32-node HDF5 collective
 writes, 6.3 GB/s without and 7.6 GB/s with ``#SBATCH -S 4``.
 
+The access is the one collective buffering is for: interleaved, small and
+non-contiguous. Each task moves its bytes (extras['ior_block_size']) as
+segments of one small transfer (``-s N -b T -t T``, T =
+extras['ior_collective_transfer_size']): segment ``i`` holds every task's
+``i``-th transfer in rank order, so no task's bytes are contiguous and one
+collective call covers ``tasks x T`` contiguous bytes that the aggregators
+merge. A buffer limits only when it is smaller than an aggregator's share
+of one call (``tasks x T / aggregators``), so the cb cases use the least
+transfer (T doubled) whose share is :data:`CB_ROUNDS` times the largest
+buffer swept: every swept size then takes a different number of rounds.
+Aggregators are counted one per node (ROMIO's default ``cb_nodes``), or
+``cb_nodes`` where the case sets it.
+
 Where the partition says how the MPI-IO layer prints its hints
 (extras['mpiio_hints_display']), a collective case on several nodes asks
 for one aggregator per node (``cb_nodes``) and checks, from what the layer
@@ -15,10 +28,50 @@ from reframe.core.builtins import parameter, variable
 from iogap import profile
 from iogap.core import placement, registry, variants
 from iogap.core.striping import Striping
-from iogap.core.variants import feature, size_bytes
+from iogap.core.variants import BINARY, feature, size_bytes
+from iogap.errors import IogapError
 from iogap.pio import hints
 from iogap.pio.base import node_sweep, ppn_sweep
 from iogap.pio.ior import IORBase
+
+
+#: Rounds the largest swept buffer takes per collective call in a cb case
+CB_ROUNDS = 2
+
+
+def cb_transfer(transfer, tasks, aggregators, largest):
+    '''Bytes per task and call of a cb case: ``transfer`` doubled until an
+    aggregator's share of one call (``tasks`` x it / ``aggregators``) is
+    :data:`CB_ROUNDS` times the ``largest`` buffer swept.'''
+    while tasks * transfer < CB_ROUNDS * largest * aggregators:
+        transfer *= 2
+    return transfer
+
+
+def segment_count(total, transfer, what='IORCollective'):
+    '''Segments of one ``transfer`` that hold a task's ``total`` bytes, or
+    a one-line :class:`IogapError` unless they are a whole number.'''
+    if total % transfer:
+        raise IogapError(f'{what}: {total} bytes per task are not a whole '
+                         f'number of {transfer}-byte segments; make '
+                         f'ior_block_size a multiple of {transfer}')
+    return total // transfer
+
+
+def size_text(nbytes):
+    '''``nbytes`` in the largest unit of IOR's that holds it whole
+    (``65536`` -> ``64k``), the inverse of :func:`size_bytes`.'''
+    unit = max((u for u, n in BINARY.items() if nbytes % n == 0),
+               key=BINARY.get)
+    return f'{nbytes // BINARY[unit]}{unit}'
+
+
+def collective_point(part, core_spec):
+    '''``(nodes, processes per node)`` of the collective cases on
+    ``part``.'''
+    return (part.extras['ior_collective_nodes'] or max(node_sweep(part)),
+            part.extras['ior_collective_ppn'] or
+            max(ppn_sweep(part, core_spec)))
 
 
 def cb_sizes(part):
@@ -58,15 +111,27 @@ class IORCollective(IORBase):
     )
 
     def size_job(self):
-        part = profile.Part.of(self.current_partition)
-        nodes = self.extra('ior_collective_nodes') or max(node_sweep(part))
-        ppn = self.extra('ior_collective_ppn') or \
-            max(ppn_sweep(part, self.core_spec))
+        nodes, ppn = collective_point(
+            profile.Part.of(self.current_partition), self.core_spec)
         self.num_tasks, self.num_tasks_per_node = nodes * ppn, ppn
-        # Collective buffering wins on small transactions, not on 1 MiB
-        # contiguous calls: the cases write in small calls
-        self.transfer_size = (self.transfer_size or
-                              self.extra('ior_collective_transfer_size'))
+        self.interleave()
+
+    def interleave(self):
+        '''Each task's bytes as segments of one transfer (module doc).'''
+        total = size_bytes(self.block_size or self.extra('ior_block_size'),
+                           'IOR block size')
+        xfer = size_bytes(self.transfer_size or
+                          self.extra('ior_collective_transfer_size'),
+                          'IOR transfer size')
+        if self.io.startswith('cb'):
+            largest = max(size_bytes(s, 'cb_buffer_size') for s in
+                          self.extra('ior_cb_buffer_sizes'))
+            xfer = cb_transfer(xfer, self.num_tasks, self.cb_nodes() or
+                               self.num_tasks // self.num_tasks_per_node,
+                               largest)
+        self.segments = segment_count(total, xfer)
+        self.block_size = self.transfer_size = size_text(xfer)
+        self.note(f'segments={self.segments} of {self.block_size} per task')
 
     def check_run(self):
         text = super().check_run()

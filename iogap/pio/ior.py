@@ -50,6 +50,10 @@ class IORBase(ParallelIOTest):
     #: Bytes per call (``-t``); ``None`` takes extras['ior_transfer_size']
     transfer_size = variable(str, type(None), value=None)
 
+    #: Blocks per task (``-s``): segment ``i`` holds every task's ``i``-th
+    #: block in rank order, so the tasks' blocks interleave in a shared file
+    segments = variable(int, value=1)
+
     #: Write iterations (``-i``); ``None`` takes extras['repetitions']
     repetitions = variable(int, type(None), value=None)
 
@@ -62,8 +66,10 @@ class IORBase(ParallelIOTest):
         self.block_size = self.block_size or self.extra('ior_block_size')
         self.transfer_size = (self.transfer_size or
                               self.extra('ior_transfer_size'))
-        self.block_bytes, _ = parse.check_sizes(
+        block, _ = parse.check_sizes(
             self.block_size, self.transfer_size, self.mode == 'direct')
+        #: Bytes each task moves per pass: its block in every segment
+        self.block_bytes = block * parse.check_segments(self.segments)
         self.repetitions = self.repetitions or self.extra('repetitions')
         self.scratch_bytes = self.num_tasks * self.block_bytes
         # The writes, the verification and the read passes
@@ -93,6 +99,7 @@ class IORBase(ParallelIOTest):
         *flags, summary = opts
         return [*self.api_options(), *flags, '-G 4242',
                 f'-b {self.block_size} -t {self.transfer_size}',
+                *([f'-s {self.segments}'] if self.segments > 1 else []),
                 '-o "$IOGAP_DIR/ior.dat"', '-O summaryFormat=JSON',
                 f'-O summaryFile={summary}']
 

@@ -9,6 +9,10 @@ from iogap.pio import base
 from iogap.pio.ior import IORBase
 
 
+#: The case the study measured at its points between powers of two
+STUDY_POINT = ('fpp', 'POSIX', 'buffered')
+
+
 @registry.family
 class IORBench(IORBase):
     '''IOR over file layout, API and I/O mode at one point of the sweep;
@@ -36,7 +40,12 @@ class IORBench(IORBase):
     core_spec = parameter(inherit_params=True, filter_params=lambda p: p[:1])
 
     CONSTRAINTS = (
-        *base.SWEEP_CONSTRAINTS,
+        base.on_nodes,
+        # The study's points between the powers of two (KNL's 48) are
+        # where it read three times: the FPP POSIX buffered case only
+        lambda p, part: p['procs_per_node'] in base.ppn_sweep(
+            part, p['core_spec'], study_points=(p['layout'], p['api'],
+                                                p['mode']) == STUDY_POINT),
         feature('hdf5', when=lambda p: p['api'] == 'HDF5'),
         feature('odirect', when=lambda p: p['mode'] == 'direct'),
         lambda p, part: p['mode'] != 'direct' or p['api'] == 'POSIX',

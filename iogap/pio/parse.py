@@ -40,6 +40,16 @@ def check_sizes(block, transfer, direct):
     return nblock, nxfer
 
 
+def check_segments(segments):
+    '''``segments``, or a one-line :class:`IogapError` unless IOR can
+    use it as its segment count (``-s``).'''
+    if isinstance(segments, bool) or not isinstance(segments, int) or \
+            segments < 1:
+        raise IogapError(f'IOR segment count must be a positive integer, '
+                         f'got {segments!r}')
+    return segments
+
+
 def problems(text):
     '''``[(step, line)]`` for every fatal line of IOR/mdtest stdout.'''
     return [(step.labels.get('step', 'before the first step'),

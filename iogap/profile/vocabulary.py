@@ -58,6 +58,9 @@ EXTRAS = {
     'ior_max_ppn': ({'type': ['integer', 'null'], 'minimum': 1}, None,
                     'cap on the processes-per-node sweep (null: the '
                     'partition\'s cores)'),
+    'ior_ppn_points': ({'type': 'array', 'items': POSITIVE}, [],
+                       'processes per node the sweep adds to its powers of '
+                       'two, where a study measured them (Cori KNL: 48)'),
     'ior_nodes': ({'type': 'array', 'minItems': 1, 'items': POSITIVE}, [1],
                   'node counts of the IOR and mdtest sweeps'),
     'ior_time_limit': (_TIME, None, 'job time limit of an IOR case'),
@@ -77,10 +80,14 @@ EXTRAS = {
                             'then a multi-node collective case asks for one '
                             'aggregator per node (`cb_nodes`) and checks '
                             'where they ran'),
-    'ior_collective_transfer_size': (_SIZE, '64k', 'IOR `-t` of the '
-                                     'collective-I/O cases: small calls, '
+    'ior_collective_transfer_size': (_SIZE, '64k', 'IOR `-t` and `-b` of '
+                                     'the collective-I/O cases: each '
+                                     'task\'s `ior_block_size` bytes as '
+                                     'segments (`-s`) of one small call, '
+                                     'interleaved with the other tasks\', '
                                      'which collective buffering '
-                                     'aggregates'),
+                                     'aggregates (cb cases double it until '
+                                     'every buffer swept limits)'),
     'mdtest_files_per_proc': (POSITIVE, 1000, 'mdtest `-n`'),
     'mdtest_file_bytes': ({'type': 'integer', 'minimum': 0}, 4096,
                           'bytes written and read back per mdtest file'),
