@@ -6,7 +6,7 @@ it wrote.'''
 
 from reframe.core.exceptions import SanityError
 
-from iogap.core.traced import check_traced, rate
+from iogap.core.traced import TRACE_MARGIN, check_traced, rate
 
 #: How much more than the harness saw a tool's figure may claim: a tool
 #: claiming twice the bandwidth the harness measured fails
@@ -94,17 +94,19 @@ def check_clock(claimed, wall, what, overhead, nbytes, waited=None,
 
 
 def check_step(claimed, step, what, overhead, nbytes, block,
-               last_only=False, tolerance=TOLERANCE, in_shell=True):
+               last_only=False, tolerance=TOLERANCE, in_shell=True,
+               margin=TRACE_MARGIN):
     '''Sanity: the seconds a tool claims for each iteration of a step
     (``claimed``, each moving ``nbytes``; per rank ``block`` bytes, as the
     trace counts them), held where the step was traced to the traces
     (:func:`check_traced`) and to the harness's clock as an upper bound;
     untraced (a node without python3) or too small to trace, to the clock
     both ways and, for a tool run in the step's shell (``in_shell``), to
-    its CPU time.'''
+    its CPU time. ``margin``: bytes outside the data at each end of an
+    iteration (:func:`check_traced`).'''
     traces = [t for t in step.traces if t]
     held = bool(traces) and check_traced(claimed, traces, block, what,
-                                         nbytes, last_only)
+                                         nbytes, last_only, margin)
     check_clock(sum(claimed), step.seconds, what, overhead,
                 nbytes * len(claimed), step.waited,
                 step.cpu if in_shell and not traces else None,

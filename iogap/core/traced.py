@@ -30,7 +30,7 @@ def trace_quantum(nbytes):
     return max(nbytes // TRACE_SAMPLES, 4096)
 
 
-def traced_stretch(trace, block, back):
+def traced_stretch(trace, block, back, margin=TRACE_MARGIN):
     '''``(seconds, bytes)``: a stretch of one rank's trace during which it
     surely moved the data of one iteration, ``back`` iterations before its
     last (0: the last), each ``block`` bytes and the rank's last data. The
@@ -40,8 +40,8 @@ def traced_stretch(trace, block, back):
     shorter. Samples too sparse to show one (a copy over before the first
     sample) give a stretch of 0 s.'''
     end = trace[-1][1]
-    lo = end - (back + 1) * block + TRACE_MARGIN
-    hi = end - back * block - TRACE_MARGIN
+    lo = end - (back + 1) * block + margin
+    hi = end - back * block - margin
     # Past lo by the time it was read; still short of hi when the read began
     first = next((after for _, moved, after in trace if moved > lo), None)
     last = max((before for before, moved, _ in trace if moved < hi),
@@ -51,7 +51,8 @@ def traced_stretch(trace, block, back):
     return max(last - first, 0.0), hi - lo
 
 
-def held_iterations(claimed, traces, block, last_only=False):
+def held_iterations(claimed, traces, block, last_only=False,
+                    margin=TRACE_MARGIN):
     '''Each iteration the traces hold (with ``last_only``, ranks moving
     unequal shares as collective I/O's aggregators do, the last only):
     ``(index, claimed seconds, bytes that must have moved by its end, the
@@ -64,12 +65,13 @@ def held_iterations(claimed, traces, block, last_only=False):
         if last_only and back:
             continue
         least = block * (len(claimed) if last_only else back + 1)
-        found = [traced_stretch(t, block, back)
+        found = [traced_stretch(t, block, back, margin)
                  for t, m in zip(traces, moved) if m >= least]
         yield i, told, least, max(moved), max(found) if found else None
 
 
-def check_traced(claimed, traces, block, what, nbytes, last_only=False):
+def check_traced(claimed, traces, block, what, nbytes, last_only=False,
+                 margin=TRACE_MARGIN):
     '''Sanity: the time a tool claims for each iteration (``claimed``, in
     order) is no shorter than the stretch of any rank's trace (``traces``)
     during which that rank surely moved the iteration's ``block`` bytes,

@@ -108,8 +108,8 @@ class DDSingleStream(IogapTest):
         self.executable_opts = [
             '--dd', self.tool('dd'), '--file', '"$IOGAP_DIR/dd.dat"',
             '--bs', self.block_size, '--count', str(self.count),
-            '--memory-count', str(self.memory_count),
             '--reps', str(self.repetitions), '--reads', str(self.reads),
+            '--memory-count', str(self.memory_count),
             '--calibrations', str(plausible.CALIBRATIONS),
             '--trace', str(traced.trace_quantum(2 * self.file_bytes)),
             '--evict', evict, *(['--write-flags', write] if write else []),

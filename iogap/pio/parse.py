@@ -13,7 +13,7 @@ import re
 
 from reframe.core.exceptions import SanityError
 
-from iogap.core import plausible, steps
+from iogap.core import plausible, steps, traced
 from iogap.core.variants import size_bytes
 from iogap.errors import IogapError
 from iogap.pio.figures import MDTEST_OPS
@@ -149,17 +149,19 @@ def claimed_seconds(doc, access, nbytes):
 
 
 def check_bandwidths(doc, access, nbytes, step, overhead, block,
-                     last_only=False):
+                     last_only=False, margin=traced.TRACE_MARGIN):
     '''Sanity: every bandwidth IOR reports for ``access`` (each
     iteration's, and the summary's mean, least and most) agrees with the
     others, summed as time with the harness's clock, and each as time with
     the stretch of the ranks' traces in which they moved its ``block``
-    bytes (``last_only``: see :func:`iogap.core.traced.check_traced`).'''
+    bytes (``last_only``, ``margin``: see
+    :func:`iogap.core.traced.check_traced`).'''
     samples = bandwidths(doc, access)
     # Ranks busy-poll in MPI: their CPU time is no bound on IOR's own
     plausible.check_step(claimed_seconds(doc, access, nbytes), step,
                          f'IOR {access}', overhead, nbytes, block, last_only,
-                         plausible.LAUNCHED_TOLERANCE, in_shell=False)
+                         plausible.LAUNCHED_TOLERANCE, in_shell=False,
+                         margin=margin)
     [row] = [r for r in doc['summary'] if r.get('operation') == access]
     told = {'bwMeanMIB': sum(samples) / len(samples),
             'bwMaxMIB': max(samples), 'bwMinMIB': min(samples)}
