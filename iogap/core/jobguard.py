@@ -95,14 +95,24 @@ def io_lock_lines():
         '$iogap_lock"',
         'iogap_waited=$SECONDS',
         'if ! flock -n 9; then',
+        # the holder names itself just after taking the lock, and the file
+        # may still name the one before: wait briefly for a live holder
+        '  for iogap_try in 1 2 3 4 5 6 7 8 9 10; do',
+        '    iogap_holder="$(cat "$iogap_lock.holder" 2>/dev/null || :)"',
+        '    iogap_pid="${iogap_holder#pid=}"; iogap_pid="${iogap_pid%% *}"',
+        '    [ -z "$iogap_pid" ] || ! kill -0 "$iogap_pid" 2>/dev/null || '
+        'break',
+        '    sleep 0.2',
+        '  done',
         '  echo "iogap: waiting for the I/O lock of device $iogap_dev '
-        '($iogap_root), held by $(cat "$iogap_lock.holder" 2>/dev/null || '
-        'echo another job)" >&2',
+        '($iogap_root), held by ${iogap_holder:-another job}" >&2',
         '  flock 9 || iogap_fail "cannot take the I/O lock $iogap_lock"',
         'fi',
         'iogap_held=1',
+        # written whole, then renamed, so a waiter never reads half of it
         'echo "pid=$$ root=$iogap_root job=$PWD since=$(date +%FT%T)" > '
-        '"$iogap_lock.holder"',
+        '"$iogap_lock.holder.$$" && mv -f "$iogap_lock.holder.$$" '
+        '"$iogap_lock.holder" 2>/dev/null || rm -f "$iogap_lock.holder.$$"',
         'echo "iogap-io-lock: device=$iogap_dev lock=$iogap_lock '
         'waited=$((SECONDS - iogap_waited))s at=$(date +%s.%N)"',
     ]

@@ -1,0 +1,55 @@
+'''The host's I/O lock as a job runs it: a waiter names the live holder.'''
+
+import subprocess
+import time
+
+from iogap.core import jobguard
+
+
+def lock_script(root, hold):
+    return '\n'.join(['set -eu', f'iogap_root={root}',
+                      'iogap_fail() { echo "$*" >&2; exit 1; }',
+                      *jobguard.io_lock_lines(), f'sleep {hold}'])
+
+
+def test_a_waiter_names_the_job_that_holds_the_lock(tmp_path, monkeypatch):
+    (tmp_path / 'locks').mkdir()
+    monkeypatch.setattr(jobguard, 'IO_LOCK_DIRS', (str(tmp_path / 'locks'),))
+    for stale in ('', 'pid=999999999 root=/gone job=/gone since=then'):
+        for old in (tmp_path / 'locks').iterdir():
+            old.unlink()
+        if stale:
+            dev = subprocess.run(
+                lock_script(tmp_path, 0) + '\necho "$iogap_dev"', shell=True,
+                executable='/bin/bash', capture_output=True, text=True,
+                check=True).stdout.split()[-1]
+            (tmp_path / 'locks' / f'iogap-io-{dev}.lock.holder').write_text(
+                stale + '\n')
+        holder = subprocess.Popen(['bash', '-c', lock_script(tmp_path, 1)],
+                                  stdout=subprocess.PIPE, text=True)
+        assert holder.stdout.readline().startswith('iogap-io-lock: ')
+        started = time.monotonic()
+        waiter = subprocess.run(['bash', '-c', lock_script(tmp_path, 0)],
+                                capture_output=True, text=True)
+        holder.wait()
+        assert waiter.returncode == 0, waiter.stderr
+        assert f'held by pid={holder.pid} root={tmp_path} ' in waiter.stderr
+        assert time.monotonic() - started >= 0.5
+        assert not [p for p in (tmp_path / 'locks').iterdir()
+                    if '.holder.' in p.name]
+
+
+def test_two_jobs_started_at_once_name_each_other_whole(tmp_path,
+                                                        monkeypatch):
+    # the one that waits may look while the other has only just locked
+    (tmp_path / 'locks').mkdir()
+    monkeypatch.setattr(jobguard, 'IO_LOCK_DIRS', (str(tmp_path / 'locks'),))
+    for _ in range(8):
+        jobs = [subprocess.Popen(['bash', '-c', lock_script(tmp_path, 0.3)],
+                                 stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+                for _ in range(2)]
+        outs = [job.communicate() for job in jobs]
+        said = ''.join(err for _, err in outs)
+        if 'waiting' in said:
+            assert any(f'held by pid={job.pid} ' in said for job in jobs), said
