@@ -179,3 +179,27 @@ def test_an_effect_must_name_a_ratio_of_the_file(tmp_path):
     with pytest.raises(ReferenceFileError, match=r"effects\[0\]\.over: names "
                        r"no ratio of this file \('nope'\)"):
         load(tmp_path, data)
+
+
+@pytest.mark.parametrize('cv', [0.0375, 0.06, 0.1])
+def test_a_rebaselined_band_meets_the_budget_on_either_side(tmp_path, cv):
+    '''Re-baselining's band (noise.band) passes the audit it is loaded
+    through, above the reference (a latency) as below (a bandwidth).'''
+    from iogap.judge import noise
+    entries = []
+    for var, upper in (('latency_8B', True), ('latency_1024B', True)):
+        tol, detects = noise.band(cv, upper=upper)
+        entries.append({'test': 'OSULatency', 'partition': 'knl',
+                        'var': var, 'ref': [1.0, None, tol], 'unit': 'us',
+                        'provenance': 'baseline', 'noise': {
+                            'cv': cv, 'runs': 8, 'detects': detects}})
+    tol, detects = noise.band(cv)
+    entries.append({'test': 'DDSingleStream', 'partition': 'knl',
+                    'params': {'mode': 'direct'}, 'var': 'write_bw',
+                    'ref': [100.0, -tol, None], 'unit': 'MB/s',
+                    'provenance': 'baseline', 'noise': {
+                        'cv': cv, 'runs': 8, 'detects': detects}})
+    rows = load(tmp_path, {'system': 'cori', 'absolute': entries,
+                           'budget': {'waiver': 'one judgement at a time'}
+                           }).audit
+    assert rows and max(r.stress_rate for r in rows) <= 0.01

@@ -19,6 +19,7 @@ spread, instead of a band so wide it always passes.
 '''
 
 import json
+import math
 import statistics
 
 from iogap.core import registry
@@ -76,8 +77,16 @@ def spread(values):
     return cv * _FEW_RUNS.get(len(values), 1.2)
 
 
-def band(cv):
-    '''``(tolerance, detects)`` for a figure of relative spread ``cv``.'''
+def band(cv, upper=False):
+    '''``(tolerance, detects)`` for a figure of relative spread ``cv``;
+    ``upper``: the band is above the reference (a latency, a ratio bounded
+    above), where ``K_SIGMA`` spreads of the audit's log-normal noise reach
+    further than ``K_SIGMA * cv`` (e**x - 1 > x).'''
+    if upper:
+        # rounded up: rounded down, the band would spend over the budget
+        tol = math.ceil(max(math.expm1(K_SIGMA * cv), MIN_TOLERANCE) * 1e3)
+        tol /= 1e3
+        return tol, round(tol + math.expm1(Z90 * cv) * (1 + tol), 3)
     tol = max(K_SIGMA * cv, MIN_TOLERANCE)
     return round(tol, 3), round(tol + Z90 * cv, 3)
 
@@ -126,8 +135,8 @@ def _absolute(data, cases, stamp, force, notes):
         if len(values) >= MIN_RUNS:
             spreads.append(spread(values))
         cv = max(spreads)
-        tol, detects = band(cv)
         fig = registry.get(family).figures.find(var)
+        tol, detects = band(cv, upper=fig.better != HIGHER)
         old = absolute.get(ident)
         if tol > MAX_TOLERANCE:
             unjudged.append({'test': family, 'partition': part,
@@ -171,8 +180,8 @@ def _ratios(data, judged, stamp, force, notes):
             continue
 
         cv = spread(values)
-        tol, detects = band(cv)
         lower, upper = entry['ref'][1:]
+        tol, detects = band(cv, upper=upper is not None)
         entry['ref'] = [_round(statistics.median(values)),
                         None if lower is None else -min(tol, 1.0),
                         None if upper is None else tol]
