@@ -13,7 +13,7 @@ import pytest
 from conftest import ROOT
 from iogap import progress
 from iogap.errors import IogapError
-from iogap.profile import discover, generate, onboard
+from iogap.profile import discover, generate, onboard, pricing
 
 
 def python_m(*args, timeout=120):
@@ -62,10 +62,10 @@ def test_the_cost_is_printed_and_the_largest_size_within_budget_chosen():
 def test_choose_takes_size_first_then_runs():
     points = [(16, 3, 0.1, 0, 0), (16, 5, 0.2, 0, 0), (64, 3, 0.3, 0, 0),
               (64, 5, 0.5, 0, 0)]
-    assert onboard.choose(points, 0.35)[:2] == (64, 3)
-    assert onboard.choose(points, 0.2)[:2] == (16, 5)
+    assert pricing.choose(points, 0.35)[:2] == (64, 3)
+    assert pricing.choose(points, 0.2)[:2] == (16, 5)
     with pytest.raises(IogapError, match='give --budget 0.1 or more'):
-        onboard.choose(points, 0.05)
+        pricing.choose(points, 0.05)
 
 
 def test_the_chosen_size_is_written_where_nights_read_it(tmp_path):
@@ -286,3 +286,35 @@ def test_a_skipped_case_keeps_its_reason_last():
     assert follow.line(line) == line
     assert verdict._SKIP.match(follow.line(line)).groups()[2] == \
         'no dd: not on PATH'
+
+
+def test_a_further_round_runs_only_the_cases_left_too_noisy(tmp_path,
+                                                             monkeypatch):
+    '''More runs go to the cases whose figures the first round left too
+    noisy to judge (their test, partition and parameters), as many as the
+    budget left buys at the planner's cost.'''
+    import yaml
+    from iogap.profile import outcome
+    entry = {'test': 'DDSingleStream', 'partition': 'knl', 'var': 'write_bw',
+             'params': {'mode': 'direct', 'darshan': 'off'}}
+    (tmp_path / 'site.yaml').write_text(yaml.safe_dump({'unjudged': [
+        dict(entry, reason='too noisy to judge: spread 50%'),
+        dict(entry, params={'mode': 'buffered'}, reason='too noisy'),
+        dict(entry, test='OSULatency', reason='no run measured it')]}))
+    monkeypatch.setenv('IOGAP_REFERENCE_DIR', str(tmp_path))
+    case = lambda family, part, name: type('Case', (), {
+        'family': family, 'partition': part, 'name': family + name,
+        'node_hours': 0.1})
+    found = {1: case('DDSingleStream', 'knl', ' %darshan=off %mode=direct'),
+             2: case('DDSingleStream', 'haswell',
+                     ' %darshan=off %mode=direct'),
+             3: case('DDSingleStream', 'knl', ' %darshan=on %mode=direct'),
+             4: case('OSULatency', 'knl', ' %mode=direct %darshan=off')}
+    assert list(outcome.too_noisy('site', found)) == [1]
+    from iogap.plan import cost
+    monkeypatch.setattr(cost, 'resized', lambda cases, extras: cases)
+    assert pricing.more_runs(found, 16, 1.0) == (2, pytest.approx(0.8))
+    assert pricing.more_runs({1: found[1]}, 16, 0.35) == (3,
+                                                         pytest.approx(0.3))
+    assert pricing.more_runs({1: found[1]}, 16, 0.1) == (0,
+                                                        pytest.approx(0.2))

@@ -10,7 +10,7 @@ import sys
 
 from iogap import inputs
 from iogap.errors import IogapError
-from iogap.profile import generate, hostinfo, onboard, schema
+from iogap.profile import generate, hostinfo, onboard, pricing, schema
 
 
 def _new_options(parser):
@@ -40,7 +40,7 @@ def _onboard_options(parser):
                         help='node-hours the baseline may take (the '
                         'planner\'s estimate); refused if the smallest '
                         'baseline exceeds it')
-    parser.add_argument('--select', nargs='+', default=list(onboard.SELECT),
+    parser.add_argument('--select', nargs='+', default=list(pricing.SELECT),
                         metavar='REGEX', help='the baseline\'s cases, as '
                         'reframe -n (default: the plain direct dd and OSU '
                         'latency)')

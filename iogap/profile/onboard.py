@@ -11,9 +11,11 @@ a band over 50 % guards nothing) shrinks with both. It prints the cost
 (cases, node-hours, bytes written) before starting and refuses a budget
 that the smallest baseline exceeds. The size chosen goes into the profile
 (``dd_count``), so that every night runs at the size of its references.
-Then it runs the baseline (``--repeat``), re-baselines, and says how many
-figures are judged, which cannot be judged at this budget, and what the
-next size would cost; ``--night`` also runs the first judged night.
+Then it runs the baseline (``--repeat``), re-baselines, runs further rounds
+of the cases left too noisy while the budget left buys them
+(:func:`rounds`), and says how many figures are judged, which cannot be
+judged at this budget, and what the next size would cost; ``--night``
+also runs the first judged night.
 '''
 
 import os
@@ -24,61 +26,11 @@ import time
 
 from iogap import profile
 from iogap.errors import IogapError
-from iogap.profile.outcome import judged, night_judged, spent
+from iogap.profile import pricing
+from iogap.profile.outcome import judged, night_judged, spent, too_noisy
+from iogap.profile.pricing import choose, describe, ladder, matching
 from iogap.profile.selection import ROOT
 
-#: The first baseline's cases by default: the plain variants of the direct
-#: dd (the study's steadiest figures) and of the OSU latency
-PLAIN = '(?=.*%core_spec=0)(?=.*%cpu_bind=default)'
-SELECT = (f'^DDSingleStream(?=.*%mode=direct)(?=.*%darshan=off){PLAIN}',
-          f'^OSULatency{PLAIN}')
-
-#: dd counts tried (blocks of the profile's dd_block_size), never above
-#: the profile's own dd_count
-COUNTS = (16, 64, 256, 1024)
-
-#: Runs of every case (ReFrame's --repeat): the noise model needs 3
-REPEATS = (3, 5)
-
-
-def matching(found, patterns):
-    '''The cases ReFrame's ``-n`` selects: a regular expression searched
-    in the display name with its spaces removed.'''
-    return {k: c for k, c in found.items() if any(
-        re.search(p, c.name.replace(' ', '')) for p in patterns)}
-
-
-def ladder(cases, most):
-    '''``[(count, repeat, node-hours, seconds, bytes written)]`` of the
-    baseline at each dd count up to ``most`` and each number of runs.'''
-    from iogap.plan import cost
-    points = []
-    for count in sorted({c for c in COUNTS if c < most} | {most}):
-        row = [0.0, 0.0, 0]
-        for one in cost.resized(cases, {'dd_count': count}).values():
-            row = [row[0] + one.node_hours, row[1] + one.seconds,
-                   row[2] + one.written]
-        points += [(count, r, r * row[0], r * row[1], r * row[2])
-                   for r in REPEATS]
-    return points
-
-
-def choose(points, budget):
-    '''The largest count, then the most runs, within ``budget``.'''
-    fits = [p for p in points if p[2] <= budget]
-    if not fits:
-        cheapest = min(points, key=lambda p: p[2])
-        raise IogapError(f'the smallest baseline ({describe(cheapest)}) '
-                         f'exceeds the budget of {budget:g} node-hours: give '
-                         f'--budget {cheapest[2]:.2g} or more, or --select '
-                         f'fewer cases')
-    return max(fits, key=lambda p: (p[0], p[1]))
-
-
-def describe(point):
-    count, repeat, hours, seconds, written = point
-    return (f'dd count={count}, {repeat} runs: {hours:.3g} node-hours, '
-            f'{seconds / 60:.1f} min serial, {written / 1e9:.3g} GB written')
 
 
 def set_dd_count(path, count):
@@ -127,6 +79,67 @@ def plan(args):
     return choose(points, args.budget), found, points
 
 
+def selected(patterns):
+    return [o for p in patterns for o in ('-n', p)]
+
+
+def rounds(args, say, out, found, point):
+    '''The baseline in rounds within the budget: every case, then, while
+    figures are too noisy to judge and the budget left buys it, more runs
+    of their cases, re-baselined over all the runs (spreads shrink with
+    runs); ``(figures judged, [unjudged (figure, reason)])``.'''
+    # One job at a time, so that node-hours are the jobs' own and the
+    # budget holds: each round stopped when the widest case would exceed it
+    from iogap.plan import cost
+    widest = max(c.nodes for c in cost.costs(found).values())
+    reports, used, cases, repeat = [], 0.0, found, point[1]
+    for number in range(1, pricing.ROUNDS + 1):
+        name = 'baseline' + (f'-{number}' if number > 1 else '')
+        reports.append(os.path.join(out, 'reports',
+                                    f'{name}-{args.system}.json'))
+        select = selected(args.select) if number == 1 else selected(
+            sorted({c.select for c in cases.values()}))
+        status, took, stopped = reframe(
+            args.system, *select, '--repeat', str(repeat), '--report-file',
+            reports[-1], '--exec-policy=serial', '-r',
+            limit=(args.budget - used) * 3600 / widest)
+        if stopped:
+            say(f'the baseline was stopped at the budget ({args.budget:g} '
+                f'node-hours) after {took:.0f} s: what it measured is '
+                f'baselined')
+        if not os.path.exists(reports[-1]):
+            raise IogapError(f'the baseline wrote no run report (reframe '
+                             f'exit {status}); nothing was re-baselined')
+        if status:
+            say(f'some cases of the baseline failed (reframe exit {status}):'
+                f' only the figures that were measured are baselined')
+        used += spent(reports[-1])
+        say(f'baseline round {number} ran in {took:.0f} s: {used:.3g} '
+            f'node-hours spent in all, of a budget of {args.budget:g}')
+        rebaseline = subprocess.run([sys.executable, '-m', 'iogap.rebaseline',
+                                     *reports], cwd=ROOT).returncode
+        if rebaseline:
+            raise IogapError(f'rebaseline {" ".join(reports)} failed '
+                             f'(exit {rebaseline})')
+        count, unjudged = judged(args.system, found.values())
+        cases = too_noisy(args.system, found)
+        if not cases or stopped or number == pricing.ROUNDS:
+            break
+        repeat, planned = pricing.more_runs(cases, point[0],
+                                            args.budget - used)
+        if not repeat:
+            say(f'{len(cases)} case(s) still too noisy: a further round '
+                f'({pricing.MORE_RUNS[0]} runs) would plan {planned:.3g} '
+                f'node-hours, more than the {args.budget - used:.3g} left')
+            break
+        say(f'round {number + 1}: {repeat} more runs of the {len(cases)} '
+            f'case(s) with figures too noisy to judge, {planned:.3g} '
+            f'node-hours planned of the {args.budget - used:.3g} left')
+    for what, why in unjudged:
+        say(f'  unjudged {what}: {why}')
+    return count, unjudged
+
+
 def onboard(args):
     '''The profile (written if absent), the baseline within the budget, the
     references from it; with ``--night`` the first judged night.'''
@@ -138,7 +151,6 @@ def onboard(args):
         from iogap.profile import generate
         generate.write(args)
     point, found, points = plan(args)
-    from iogap.plan import cost
     say(f'baseline of {args.system}: {len(found)} cases '
         f'({len({c.family for c in found.values()})} checks), '
         f'{describe(point)}; budget {args.budget:g} node-hours '
@@ -151,34 +163,7 @@ def onboard(args):
     say(f'{path}: dd_count={point[0]} (nights run at the baseline\'s size)')
     out = os.path.abspath(os.environ.get('IOGAP_OUTPUT') or
                           os.path.join(ROOT, 'output'))
-    report = os.path.join(out, 'reports', f'baseline-{args.system}.json')
-    select = [o for s in args.select for o in ('-n', s)]
-    # One job at a time, so that node-hours are the jobs' own and the
-    # budget holds: stopped when the widest case would exceed it
-    widest = max(c.nodes for c in cost.costs(found).values())
-    status, took, stopped = reframe(
-        args.system, *select, '--repeat', str(point[1]), '--report-file',
-        report, '--exec-policy=serial', '-r',
-        limit=args.budget * 3600 / widest)
-    if stopped:
-        say(f'the baseline was stopped at the budget ({args.budget:g} '
-            f'node-hours) after {took:.0f} s: what it measured is '
-            f'baselined')
-    if not os.path.exists(report):
-        raise IogapError(f'the baseline wrote no run report (reframe exit '
-                         f'{status}); nothing was re-baselined')
-    if status:
-        say(f'some cases of the baseline failed (reframe exit {status}): '
-            f'only the figures that were measured are baselined')
-    say(f'baseline ran in {took:.0f} s: {spent(report):.3g} node-hours spent '
-        f'of {point[2]:.3g} planned')
-    status = subprocess.run([sys.executable, '-m', 'iogap.rebaseline',
-                             report], cwd=ROOT).returncode
-    if status:
-        raise IogapError(f'rebaseline {report} failed (exit {status})')
-    count, unjudged = judged(args.system, found.values())
-    for what, why in unjudged:
-        say(f'  unjudged {what}: {why}')
+    count, unjudged = rounds(args, say, out, found, point)
     if unjudged and bigger:
         say(f'the next step would cost {describe(bigger[0])}')
     if not count:
@@ -188,7 +173,7 @@ def onboard(args):
                          f'steadier cases')
     say(f'{count} figure(s) of the baseline judged from now on, '
         f'{len(unjudged)} cannot be judged at this budget')
-    night = [*select, '-n', 'AbsoluteCheck', '-r']
+    night = [*selected(args.select), '-n', 'AbsoluteCheck', '-r']
     say('the first judged night: reframe -C reframe_config.py --system '
         f'{args.system} ' + ' '.join(repr(a) if '(' in a or '|' in a else a
                                      for a in night))

@@ -23,6 +23,19 @@ def judged(system, cases):
         for u in data.get('unjudged') or [] if mine(u)]
 
 
+def too_noisy(system, cases):
+    '''``{key: Case}`` of ``cases`` with a figure the reference file of
+    ``system`` leaves unjudged as too noisy (its test, partition and
+    parameters are the case's).'''
+    noisy = [u for u in _reference(system).get('unjudged') or []
+             if 'too noisy' in u.get('reason', '')]
+    params = lambda case: set(case.name.split(' %')[1:])
+    return {key: case for key, case in cases.items() if any(
+        (u['test'], u['partition']) == (case.family, case.partition) and
+        {f'{k}={v}' for k, v in (u.get('params') or {}).items()} <=
+        params(case) for u in noisy)}
+
+
 def spent(report_path):
     '''Node-hours a run report's jobs took (:mod:`iogap.plan.ran`).'''
     from iogap.plan import ran
