@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 import yaml
 
 from conftest import ROOT
@@ -113,3 +114,39 @@ def test_an_entry_set_by_hand_is_explained_by_its_provenance():
     assert baselinediff.explain(old, new, ({}, {})) == [
         'CHANGE r: 1 x (-20%) -> 2 x (-20%), as its provenance says '
         '(CUG17 fig 3)']
+
+
+def test_the_figures_spread_over_runs_sets_its_band_not_one_repetitions(
+        tmp_path):
+    '''dd's figure is the median of its repetitions: a job whose
+    repetitions vary by 31 % does not make a figure that varies by 0.7 %
+    over three runs unjudgeable; one run alone takes the job's spread.'''
+    refdir = tmp_path / 'reference'
+    refdir.mkdir()
+    path = refdir / 'anyhost.yaml'
+    reports = []
+    for i, r1 in enumerate([300, 301, 299]):
+        night = report(i, 100, r1, 1000)
+        [dd, _] = night['runs'][0]['testcases']
+        dd['perfvalues']['anyhost:default:read_once_bw_cv'] = [
+            31.0, 0, None, None, '%', 'pass']
+        night['runs'][0]['testcases'] = [dd]
+        reports.append(tmp_path / f'r{i}.json')
+        reports[-1].write_text(json.dumps(night))
+
+    def rebaseline(*paths):
+        path.write_text(yaml.safe_dump({'system': 'anyhost'}))
+        proc = subprocess.run(
+            [sys.executable, '-m', 'iogap.rebaseline', *map(str, paths)],
+            cwd=ROOT, capture_output=True, text=True,
+            env=dict(os.environ, IOGAP_REFERENCE_DIR=str(refdir)))
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        data = yaml.safe_load(path.read_text())
+        return {e['var']: e['noise']['cv'] for e in data.get('absolute') or []}, [
+            e['var'] for e in data.get('unjudged') or []]
+
+    spreads, unjudged = rebaseline(*reports)
+    assert spreads['read_once_bw'] == pytest.approx(0.0071, abs=0.0002)
+    assert 'read_once_bw' not in unjudged
+    spreads, unjudged = rebaseline(reports[0])
+    assert 'read_once_bw' in unjudged and 'read_once_bw' not in spreads

@@ -2,9 +2,9 @@
 that show real spread (``--repeat N``, several nights, or both).
 
 The noise model: a figure's spread is its coefficient of variation over
-the runs (robust, 1.4826 MAD / median, from 8 runs on), or the spread its
-job measured within itself (dd's CV over repetitions) when that is larger,
-raised to what few runs allow it to be (the upper 80 % bound of a standard
+the runs (robust, 1.4826 MAD / median, from 8 runs on; with fewer than
+``MIN_RUNS`` runs, the spread its job measured within itself, dd's CV over
+repetitions), raised to what few runs allow it to be (the upper 80 % bound of a standard
 deviation estimated from n runs: x2.1 for 3 runs, x1.3 for 10, x1.2 up to
 ``ENOUGH_RUNS``; from there on the spread is the estimate itself). A
 reference accepts
@@ -131,10 +131,10 @@ def _absolute(data, cases, stamp, force, notes):
             unspread += 1
             continue
 
-        spreads = [max(cvs, default=0.0)]
-        if len(values) >= MIN_RUNS:
-            spreads.append(spread(values))
-        cv = max(spreads)
+        # The figure's own spread over runs, once there are enough: a job's
+        # spread over its repetitions is that of one repetition, which the
+        # figure (their median) does not share
+        cv = spread(values) if len(values) >= MIN_RUNS else max(cvs)
         fig = registry.get(family).figures.find(var)
         tol, detects = band(cv, upper=fig.better != HIGHER)
         old = absolute.get(ident)
