@@ -34,9 +34,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from iogap.core import steps  # noqa: E402
-from iogap.dd.paired import geometric_mean, ratios  # noqa: E402
+from iogap.core.paired import geometric_mean  # noqa: E402
+from iogap.dd.paired import ratios  # noqa: E402
 from iogap.dd.parse import dd_record  # noqa: E402
-from iogap.dd.stream import CONTROL_BYTES  # noqa: E402
 
 SELECT = ('DDSingleStream.*%cpu_bind=default.*%darshan=off'
           '.*%mode=(direct|buffered)')
@@ -47,9 +47,15 @@ CASES = [('direct write', 'direct', 'write'),
          ('cached re-read', 'buffered', 'read_3x')]
 
 
+#: The memory copy's bytes in sessions recorded before they said it
+#: (the control's size then, 10000 MiB)
+CONTROL_BYTES = 10000 * 2**20
+
+
 def per_rep(stdout):
-    '''``{op: {rep: MB/s}}`` of a dd stream's job output; read_3x is the
-    mean of the three reads of a repetition.'''
+    '''``{op: {rep: MB/s}}`` of a dd stream's job output, and the bytes
+    of its memory copies under ``memory_bytes``; read_3x is the mean of
+    the three reads of a repetition.'''
     with open(stdout) as fp:
         found = steps.parse(fp.read())
     series = {}
@@ -58,6 +64,8 @@ def per_rep(stdout):
         if step['op'] != 'calibrate' and record:
             series.setdefault(step['op'], {})[step['rep']] = \
                 record[0] / record[1] / 1e6
+            if step['op'] == 'memory':
+                series['memory_bytes'] = record[0]
     reads = [series.pop(f'read{p}') for p in (1, 2, 3)]
     series['read_once'] = reads[0]
     series['read_3x'] = {r: statistics.fmean(p[r] for p in reads)
@@ -136,10 +144,13 @@ def summary(args):
           f'{records[-1]["started"]} UTC, load '
           f'{min(r["load"] for r in records)}-'
           f'{max(r["load"] for r in records)}')
-    copies = [CONTROL_BYTES / 1e6 / v for r in records
-              for c in r['cases'].values() for v in c['reps']['memory']
-              .values()]
-    print(f'memory copy ({CONTROL_BYTES} bytes): {min(copies):.3f}-'
+    copies = [c['reps'].get('memory_bytes', CONTROL_BYTES) / 1e6 / v
+              for r in records for c in r['cases'].values()
+              for v in c['reps']['memory'].values()]
+    sizes = sorted({c['reps'].get('memory_bytes', CONTROL_BYTES)
+                    for r in records for c in r['cases'].values()})
+    print(f'memory copy ({"/".join(map(str, sizes))} bytes): '
+          f'{min(copies):.3f}-'
           f'{max(copies):.3f} s, median {statistics.median(copies):.3f} s '
           f'over {len(copies)} repetitions')
     print('| figure | summary | reps | sessions | robust CV % | CV % |')

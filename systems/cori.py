@@ -50,6 +50,11 @@ def _extras(name, freqs_ghz):
         'cpu_bind_options': ['--cpu-bind=cores'],
         'cpu_freqs_khz': [int(round(f * 1e6)) for f in freqs_ghz],
         'dd_count': 10000,     # 10 GB, as in the study
+        # The memory copy each dd repetition pairs its I/O with: 10000 MiB
+        # lasts 0.4 s even at 25 GB/s, faster than one Haswell or KNL
+        # core's dd copies memory to /dev/null, so its time is precise
+        # to a scheduler tick or two in a thousand
+        'dd_control_size': '10000m',
         'max_nodes': 4,
         # IOR/mdtest: 1 GiB per process as in the study, on 1 and 4
         # nodes; the core-spec figure: 32-node HDF5 collective I/O
@@ -69,7 +74,11 @@ def _extras(name, freqs_ghz):
         # (block:cyclic); without a binding variant, pin to sockets
         'osu_placement': {'same_socket': ['--distribution=block:block'],
                           'cross_socket': ['--distribution=block:cyclic'],
-                          'inter_node': []},
+                          'inter_node': [],
+                          # Each inter-node latency's control: two ranks
+                          # on one node of its 2-node job
+                          'intra_node': ['--nodes=1', '--ntasks=2',
+                                         '--ntasks-per-node=2']},
         'osu_socket_bind_options': ['--cpu-bind=sockets'],
         'osu_time_limit': '30m',
         'dd_time_limit': '1h',

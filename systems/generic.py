@@ -67,6 +67,8 @@ partition = {
         # cores: Open MPI binds up to 2 processes to cores by default, so
         # "default" and "cores" are the same placement there
         'dd_count': 256,
+        # CI: the memory copy small (CONTROL-REASON)
+        'dd_control_size': '2g',
         # OSU: mpirun mapping per placement; sizes and iterations keep
         # the family quick on a laptop
         'osu_placement': {

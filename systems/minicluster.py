@@ -12,7 +12,11 @@ Partitions (Slurm partitions of the same names):
 
 * ``knl`` and ``haswell``: nodes n1..nN, one CPU each (nI's cpuset holds
   CPU I-1), ``+multinode``. Two nodes are two distinct cores, so every
-  inter-node figure has its ranks on distinct cores.
+  inter-node figure has its ranks on distinct cores. After ``start --nodes
+  N --node-cpus all`` each node is over every CPU instead (the nodes share
+  them; jobs still run one at a time), so a node holds two ranks on
+  distinct cores: the inter-node latency's intra-node control runs
+  (``latency_smallest_paired``), which a one-CPU node cannot give.
 * ``shared``: node n0 over all CPUs (one node, like Cori's shared QOS):
   the intra-node figures (two ranks on distinct cores, bound by
   task/affinity), binding and core specialization.
@@ -59,11 +63,12 @@ _nodes_file = os.path.join(_dir, '.nodes') if _dir else ''
 if os.path.exists(_nodes_file):
     with open(_nodes_file) as _fp:
         _NODES = int(_fp.read().strip() or 2)
+    _WIDE = os.path.exists(os.path.join(_dir, '.node_cpus'))
     _shims = os.path.join(_dir, 'bin')
     if os.environ.get('PATH', '').split(':')[0] != _shims:
         os.environ['PATH'] = f'{_shims}:{os.environ.get("PATH", "")}'
 else:
-    _NODES = 2
+    _NODES, _WIDE = 2, False
 
 _root = hostinfo.scratch_root()
 _odirect, _odirect_reason = hostinfo.odirect_expected(_root)
@@ -100,6 +105,8 @@ _extras = {
     'detectable_features': ['hdf5', 'odirect', 'dropcaches', 'darshan'],
     'spack_overlay': 'generic',
     'dd_count': 128,
+    # CI: the memory copy small (CONTROL-REASON)
+    'dd_control_size': '2g',
     'repetitions': 2,
     'ior_block_size': '16m',
     'ior_nodes': [1, 2],
@@ -111,7 +118,9 @@ _extras = {
     'mdtest_files_per_proc': 100,
     'mdtest_time_limit': _TIME_LIMIT,
     'osu_placement': {'same_socket': ['--distribution=block:block'],
-                      'inter_node': ['--distribution=block:block']},
+                      'inter_node': ['--distribution=block:block'],
+                      'intra_node': ['--nodes=1', '--ntasks=2',
+                                     '--ntasks-per-node=2']},
     'osu_socket_bind_options': ['--cpu-bind=sockets'],
     # Small: a job here crosses the bridge by TCP (tens of us a message)
     'osu_max_size': 2**16,
@@ -143,8 +152,9 @@ def _partition(name, descr, processor, features, extras):
 
 def _nodes_partition(name):
     return _partition(
-        name, f'Local cluster partition {name}: nodes n1-n{_NODES}, one '
-        f'CPU each', _ONE_CPU, ['multinode'],
+        name, f'Local cluster partition {name}: nodes n1-n{_NODES}, '
+        f'{"all CPUs" if _WIDE else "one CPU"} each',
+        _host if _WIDE else _ONE_CPU, ['multinode'],
         {'max_nodes': _NODES, 'ior_max_ppn': 1,
          # A node sweep (reframe --distribute) covers n1..nN
          'sweep_nodes': _NODES,

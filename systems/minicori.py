@@ -85,6 +85,8 @@ def _partition(name, descr):
             'cpu_bind_options': ['--cpu-bind=cores'],
             'core_spec_cores': 1,
             'dd_count': 128,
+            # CI: the memory copy small (CONTROL-REASON)
+            'dd_control_size': '2g',
             'ior_block_size': '16m',
             'ior_max_ppn': 4,
             'ior_cb_buffer_sizes': ['4m'],

@@ -78,6 +78,8 @@ MISTAKES = [
     (broken(dd_count=0), 'extras.dd_count: 0 is less than the minimum of 1'),
     (broken(dd_count=1024.0), "extras.dd_count: 1024.0 is not of type "
      "'integer' (write the integer 1024)"),
+    (broken(dd_control_size='10 GB'), "extras.dd_control_size: '10 GB' "
+     "does not match"),
     (broken(features=['cpufreq'], cpu_freqs_khz=[1.2e6, 2.4e6]),
      "extras.cpu_freqs_khz.0: 1200000.0 is not of type 'integer' (write the "
      "integer 1200000)"),

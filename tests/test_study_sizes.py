@@ -19,7 +19,8 @@ from iogap import profile
 #: check -> (its size settings, the variables that take them, a selection
 #: of the check's cases that run at that size: -n's regex)
 SIZED = {
-    'DDSingleStream': (('dd_count', 'dd_block_size'), ('count', 'block_size'),
+    'DDSingleStream': (('dd_count', 'dd_block_size', 'dd_control_size'),
+                       ('count', 'block_size', 'control_size'),
                        r'^DDSingleStream(?=.*%cpu_bind=cores)'),
     'IORBench': (('ior_block_size', 'ior_transfer_size'),
                  ('block_size', 'transfer_size'),
@@ -101,7 +102,7 @@ def test_the_study_sizes_are_among_those_run():
     '''Cori's 10 GB dd and 1 GiB IOR block per task are not the generic
     profile's, so they run here.'''
     wanted = {(c, v) for c, v in [p.values[:2] for p in _sizes_to_run()]}
-    assert ('DDSingleStream', (10000, '1M')) in wanted
+    assert ('DDSingleStream', (10000, '1M', '10000m')) in wanted
     assert ('IORBench', ('1g', '1m')) in wanted
 
 

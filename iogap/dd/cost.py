@@ -1,11 +1,17 @@
 '''What a dd case costs before it runs (the planner's model of it, found
-by :mod:`iogap.plan.cost`): one stream on one node.'''
+by :mod:`iogap.plan.cost`): one stream on one node, and beside its I/O the
+memory copy every repetition runs as its control.'''
 
 from iogap.core.variants import size_bytes
-from iogap.dd.figures import BW
+from iogap.dd.figures import BW, MEMORY_BW
+from iogap.dd.paired import control_count
 
 #: The figure whose absolute references give a case's bandwidth
 BANDWIDTH = BW.name(pattern='write')
+
+#: The figure whose absolute references give its control's bandwidth
+#: (else the partition's ``plan_memory_bandwidth``)
+CONTROL_BANDWIDTH = MEMORY_BW.name()
 
 
 def geometry(case):
@@ -15,3 +21,12 @@ def geometry(case):
     size = size_bytes(x['dd_block_size']) * x['dd_count']
     reps = x['repetitions']
     return 1, 1, size * reps, size * reps * 4
+
+
+def control_bytes(case):
+    '''Bytes the case's memory copies move in all: one a repetition, of
+    the profile's ``dd_control_size`` (at least the file).'''
+    x = case.part.extras
+    block = size_bytes(x['dd_block_size'])
+    return block * control_count(block, x['dd_count'],
+                                 x['dd_control_size']) * x['repetitions']

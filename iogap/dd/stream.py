@@ -20,7 +20,7 @@ from iogap.core.darshan import FIGURES as DARSHAN_FIGURES
 from iogap.core.base import IogapTest
 from iogap.core.figures import Figures
 from iogap.dd import mechanism
-from iogap.dd.paired import paired
+from iogap.dd.paired import control_count, paired
 from iogap.dd.parse import block_bytes, check_steps, dd_record
 from iogap.dd.figures import BW, BW_SPREAD, MEMORY_BW, PAIRED, PASS_BW
 from iogap.errors import IogapError
@@ -32,13 +32,6 @@ MODE_FLAGS = {
     'dsync': ('oflag=dsync', ''),
     'direct': ('oflag=direct', 'iflag=direct'),
 }
-
-#: Bytes the memory copy moves at least (the study's 10000 MiB), so that
-#: it lasts 0.2 s or more even where dd copies memory at 47 GB/s (a 2-core
-#: VM, whose rate varies 4-47 GB/s with its load; the generic file's
-#: 256 MiB took 0.006-0.07 s, a few scheduler slices). Larger files'
-#: own bytes are copied.
-CONTROL_BYTES = 10000 * 2**20
 
 
 @registry.family
@@ -72,6 +65,10 @@ class DDSingleStream(IogapTest):
     #: dd ``count=``; ``None`` takes extras['dd_count']
     count = variable(int, type(None), value=None)
 
+    #: Bytes of each repetition's memory copy (the control), as ``10000m``;
+    #: ``None`` takes extras['dd_control_size']
+    control_size = variable(str, type(None), value=None)
+
     #: Repetitions; ``None`` takes extras['repetitions']
     repetitions = variable(int, type(None), value=None)
 
@@ -81,6 +78,8 @@ class DDSingleStream(IogapTest):
     def configure(self):
         self.block_size = self.block_size or self.extra('dd_block_size')
         self.count = self.count or self.extra('dd_count')
+        self.control_size = self.control_size or \
+            self.extra('dd_control_size')
         self.repetitions = self.repetitions or self.extra('repetitions')
         self.time_limit = self.time_limit or self.extra('dd_time_limit')
         if self.mode == 'direct':
@@ -93,8 +92,9 @@ class DDSingleStream(IogapTest):
 
         block = block_bytes(self.block_size)
         self.file_bytes = block * self.count
-        # The memory copy: the file's blocks, at least CONTROL_BYTES
-        self.memory_count = max(self.count, -(-CONTROL_BYTES // block))
+        # The memory copy: the profile's control size, at least the file
+        self.memory_count = control_count(block, self.count,
+                                          self.control_size)
         self.memory_bytes = block * self.memory_count
         self.scratch_bytes = self.file_bytes
         self.moved_bytes = (self.file_bytes * self.repetitions *

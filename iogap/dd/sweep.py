@@ -12,7 +12,7 @@ from reframe.core.builtins import parameter
 
 from iogap.core import registry, variants
 from iogap.core.figures import Figures, spread_figures
-from iogap.dd.figures import BW
+from iogap.dd.figures import BW, MEMORY_BW, PAIRED
 from iogap.dd.stream import DDSingleStream
 
 
@@ -20,8 +20,14 @@ from iogap.dd.stream import DDSingleStream
 class DDFrequencySweep(DDSingleStream):
     '''dd write bandwidth at one CPU clock (median of the repetitions).'''
 
+    # Each clock's write paired with its memory copy, run at the same
+    # clock in the same repetition: judged night by night like the
+    # stream's, it divides out the night's load. The fit across clocks
+    # takes the raw write_bw: the copy tracks the clock too, so the ratio
+    # would divide out the very dependence the sweep measures.
     figures = Figures(BW, *spread_figures(BW.template, BW.unit,
-                                          pattern=('write',)))
+                                          pattern=('write',)),
+                      PAIRED, MEMORY_BW)
 
     # The study swept plain dd: no binding, core-spec or Darshan variants
     core_spec = parameter(inherit_params=True, filter_params=lambda p: p[:1])

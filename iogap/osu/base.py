@@ -125,7 +125,28 @@ class OSUBase(IogapTest):
                 [launch, self.executable, *self.osu_options(validation=True)]),
                 run='validate')
 
+        self.measure_steps(launch)
+
+    def measure_steps(self, launch):
+        '''The measured run: the job's main step.'''
         self.job_sections.step(run='measure')
+
+    def runs(self):
+        '''The runs the job holds, in order (their ``run`` labels).'''
+        return ['validate', 'measure'] if self.validation else ['measure']
+
+    def check_placement(self, text, found):
+        '''Sanity: where the job's placement probe saw the ranks run;
+        returns its summary.'''
+        summary, _ = self.task_placement.check(
+            text, self.num_tasks, self.num_tasks // self.num_tasks_per_node,
+            self.sockets())
+        return summary
+
+    def measured_figures(self, found, tables):
+        '''``{name: value}`` of the job's measured runs (``found``, each
+        with its table): the one measured run's.'''
+        return self.figures_of(tables[-1])
 
     def sockets(self):
         '''Where ranks 0 and 1 must run: ``'same'`` or ``'cross'`` socket,
@@ -163,16 +184,14 @@ class OSUBase(IogapTest):
             parse.check_validation(step.text, self.what(step))
 
         self.check_exit(found)
-        summary, _ = self.task_placement.check(
-            text, self.num_tasks, self.num_tasks // self.num_tasks_per_node,
-            self.sockets())
-        self.note(f'ranks={summary}')
+        self.note(f'ranks={self.check_placement(text, found)}')
         runs = [s['run'] for s in found]
-        expected = ['validate', 'measure'] if self.validation else ['measure']
+        expected = self.runs()
         if runs != expected:
             raise SanityError(f'{self.benchmark}: expected runs {expected}, '
                               f'found {runs}')
 
+        found = [s for s in found if s['run'] != 'probe']
         tables = [parse.checked_table(s.text, self.what(s), self.max_size,
                                       s['run'] == 'validate') for s in found]
         # Typed: what -T asked for; untyped (5.x): no datatype line at all
@@ -188,4 +207,4 @@ class OSUBase(IogapTest):
                   f'{", " + self.datatype if self.typed else ""}')
         return self.report({name: (value, self.figures.find(name).unit)
                             for name, value in
-                            self.figures_of(tables[-1]).items()})
+                            self.measured_figures(found, tables).items()})

@@ -1,9 +1,13 @@
 '''What an OSU case costs before it runs (the planner's model of it,
-found by :mod:`iogap.plan.cost`): a fixed time per case, no bytes.'''
+found by :mod:`iogap.plan.cost`): a fixed time per measured run, no
+bytes.'''
+
+from iogap.osu import control
 
 #: The partition's extras the estimate takes, and whose they are, as
 #: docs/budget.md says them
-SAID = {'plan_osu_seconds': 'OSU cases'}
+SAID = {'plan_osu_seconds': 'each measured OSU run (a paired latency '
+                            'case runs two a repetition)'}
 
 
 def geometry(case):
@@ -16,5 +20,11 @@ def geometry(case):
 
 
 def estimate(case):
-    '''``(wall seconds, how)``: the partition's ``plan_osu_seconds``.'''
-    return case.part.extras['plan_osu_seconds'], 'estimate: OSU fixed'
+    '''``(wall seconds, how)``: the partition's ``plan_osu_seconds`` for
+    each measured run (an inter-node latency paired with its intra-node
+    control runs both, every repetition).'''
+    x = case.part.extras
+    runs = len(control.runs(case.params, case.part, x['repetitions'])) \
+        if case.family == 'OSULatency' else 1
+    return x['plan_osu_seconds'] * runs, \
+        f'estimate: OSU fixed x {runs} run(s)'

@@ -14,3 +14,12 @@ BW_PEAK = Figure('bw_peak', 'MB/s', meaning='the highest bandwidth of any '
                  'message size')
 BW_PEAK_SIZE = Figure('bw_peak_size', 'B', better=None,
                       meaning='the message size of bw_peak')
+
+#: The inter-node latency over the intra-node latency measured just
+#: before it in the same job and repetition (:mod:`iogap.osu.control`):
+#: what the nodes' state of the moment does to both cancels out
+LATENCY_PAIRED = Figure('latency_smallest_paired', 'ratio', better=LOWER,
+                        meaning='latency_smallest across two nodes over '
+                        'latency_smallest between two ranks of one of them, '
+                        'run just before it in the same repetition '
+                        '(geometric mean of the repetitions)')

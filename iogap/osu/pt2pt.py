@@ -4,15 +4,18 @@ study's inter-node figure). Placements come from the partition's
 extras['osu_placement'] and are checked against where the ranks ran.
 '''
 
-from reframe.core.builtins import parameter
+from reframe.core.builtins import parameter, variable
 from reframe.core.exceptions import SanityError
 
-from iogap.core import registry
+from iogap import profile
+from iogap.core import placement, registry
 from iogap.core.variants import feature
 from iogap.core.figures import Figures
+from iogap.osu import control
 from iogap.osu.base import OSUBase
 from iogap.osu.figures import (BW_PEAK, BW_PEAK_SIZE, LATENCY_AT,
-                               LATENCY_SMALLEST, SMALLEST_SIZE)
+                               LATENCY_PAIRED, LATENCY_SMALLEST,
+                               SMALLEST_SIZE)
 
 #: The study's "0-byte latency": the least latency of the sizes up to 8 B
 #: (OSU 7.x starts at 1 B, and its first size carries the warm-up)
@@ -67,13 +70,84 @@ class OSUPointToPoint(OSUBase):
 
 @registry.family
 class OSULatency(OSUPointToPoint):
-    '''osu_latency: ping-pong latency, half the round trip (us).'''
+    '''osu_latency: ping-pong latency, half the round trip (us). Across
+    two nodes, each repetition runs it first between two ranks on one node
+    of the job, then across the nodes (:mod:`iogap.osu.control`): the
+    figures are the repetitions' medians, and ``latency_smallest_paired``
+    the geometric mean of their inter-node over intra-node ratios.'''
 
     benchmark = 'osu_latency'
-    figures = Figures(LATENCY_SMALLEST, SMALLEST_SIZE, LATENCY_AT)
+    figures = Figures(LATENCY_SMALLEST, SMALLEST_SIZE, LATENCY_AT,
+                      LATENCY_PAIRED)
 
     #: Message sizes (bytes) whose latency is reported, if <= max_size
     report_sizes = [8, 1024, 65536, 1048576]
+
+    #: Repetitions of a paired case; ``None`` takes extras['repetitions']
+    repetitions = variable(int, type(None), value=None)
+
+    def configure(self):
+        super().configure()
+        self.repetitions = self.repetitions or self.extra('repetitions')
+        part = profile.Part.of(self.current_partition)
+        params = {'placement': self.placement, 'core_spec': self.core_spec}
+        why = control.unavailable(params, part)
+        if why:
+            self.inapplicable = {LATENCY_PAIRED.name(): why}
+        #: ``[(run, rep)]``: the measured runs, controls among them
+        self.paired_runs = control.runs(params, part, self.repetitions)
+
+    @property
+    def paired(self):
+        return LATENCY_PAIRED.name() not in self.inapplicable
+
+    def runs(self):
+        if not self.paired:
+            return super().runs()
+        return (['validate'] if self.validation else []) + ['probe'] + [
+            run for run, _ in self.paired_runs]
+
+    def intra_node_launch(self):
+        '''The launcher with two ranks on one node of the job, placed
+        and pinned as the same-socket case is.'''
+        where = self.extra('osu_placement')
+        options = where['intra_node'] + where.get('same_socket', [])
+        if self.cpu_bind == 'default':
+            options = options + self.extra('osu_socket_bind_options')
+        parts = {**self.job_sections.launcher, 'placement': options}
+        return ' '.join([*self.job.launcher.command(self.job),
+                         *[o for name in parts for o in parts[name]]])
+
+    def measure_steps(self, launch):
+        if not self.paired:
+            return super().measure_steps(launch)
+        intra = self.intra_node_launch()
+        self.job_sections.step(placement.probe_step(intra, self.own_tools),
+                               run='probe')
+        command = ' '.join([self.executable, *self.executable_opts])
+        for run, rep in self.paired_runs[:-1]:
+            self.job_sections.step(
+                f'{intra if run == "control" else launch} {command}',
+                run=run, rep=rep)
+        run, rep = self.paired_runs[-1]
+        self.job_sections.step(run=run, rep=rep)
+
+    def what(self, step):
+        if step['run'] in ('control', 'probe'):
+            return f'{self.benchmark} ({step["run"]} run, 2 ranks on 1 node)'
+        return super().what(step)
+
+    def check_placement(self, text, found):
+        # The job's probe, before any step; the control's, a step of its own
+        head = text.split('\niogap-step:', 1)[0]
+        summary = super().check_placement(head, found)
+        for step in found:
+            if step['run'] == 'probe':
+                single = (self.current_partition.processor.num_sockets or
+                          1) == 1
+                summary += '; control ' + placement.check(
+                    placement.parse(step.text), 2, 1, 'same', single)
+        return summary
 
     def figures_of(self, table):
         latency = table.values('Latency')
@@ -84,6 +158,15 @@ class OSULatency(OSUPointToPoint):
         figures.update({LATENCY_AT.name(size=s): at(latency, s)
                         for s in self.report_sizes if s <= self.max_size})
         return figures
+
+    def measured_figures(self, found, tables):
+        if not self.paired:
+            return super().measured_figures(found, tables)
+        runs = {}
+        for step, table in zip(found, tables):
+            runs.setdefault(step['run'], {})[step['rep']] = \
+                self.figures_of(table)
+        return control.figures(runs['measure'], runs['control'])
 
 
 @registry.family

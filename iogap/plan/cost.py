@@ -18,6 +18,10 @@ Each family package states its own cost model, ``iogap/<package>/cost.py``
   for the bytes it moves over the bandwidth found here;
 - ``BANDWIDTH`` (optional): the figure whose absolute references give
   that bandwidth;
+- ``control_bytes(case)`` (optional): bytes the case's control steps move
+  beside its I/O (dd's memory copies), added to the estimate at the
+  bandwidth of ``CONTROL_BANDWIDTH``'s absolute references, else the
+  partition's ``plan_memory_bandwidth``;
 - ``SAID`` (optional): ``{extras key: whose}`` of the partition's extras
   its estimate takes, for docs/budget.md.
 '''
@@ -64,11 +68,11 @@ def geometry(case):
     return model(case).geometry(case)
 
 
-def reference_bandwidth(case):
+def reference_bandwidth(case, attr='BANDWIDTH'):
     '''Bytes/s the references expect of the case's writes (the figure its
-    family's model names), or ``None``.'''
+    family's model names in ``attr``), or ``None``.'''
     ref = references.current()
-    figure = getattr(model(case), 'BANDWIDTH', None)
+    figure = getattr(model(case), attr, None)
     best = None
     for entry in (ref.data['absolute'] if ref else []):
         given = entry.get('params') or {}
@@ -96,7 +100,14 @@ def estimate(case):
     how = 'estimate: bytes / reference bandwidth' if bw else \
         f'estimate: bytes / {x["plan_node_bandwidth"] / 1e6:.0f} MB/s per node'
     bw = bw or x['plan_node_bandwidth'] * nodes
-    return x['plan_start_seconds'] + moved / bw, how
+    seconds = x['plan_start_seconds'] + moved / bw
+    control = getattr(model(case), 'control_bytes', None)
+    if control:
+        rate = reference_bandwidth(case, 'CONTROL_BANDWIDTH') or \
+            x['plan_memory_bandwidth']
+        seconds += control(case) / rate
+        how += f' + control at {rate / 1e6:.0f} MB/s'
+    return seconds, how
 
 
 class Cost:

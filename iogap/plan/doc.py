@@ -15,7 +15,8 @@ def _head(name, node_hours):
             for k, who in getattr(m, 'SAID', {}).items()}
     assumed = {k: '/'.join(sorted({f'{p.extras[k]:g}' for p in
                                    profile.parts()}))
-               for k in ('plan_node_bandwidth', 'plan_start_seconds', *said)}
+               for k in ('plan_node_bandwidth', 'plan_start_seconds',
+                         'plan_memory_bandwidth', *said)}
     return [
         f'# What a night costs on {name}',
         '',
@@ -25,7 +26,10 @@ def _head(name, node_hours):
         f'measured). A case\'s wall time is its bytes moved (writes, '
         f'verification, reads) over the write bandwidth its partition\'s '
         f'absolute references give (else `plan_node_bandwidth`, '
-        f'{assumed["plan_node_bandwidth"]} B/s per node) plus '
+        f'{assumed["plan_node_bandwidth"]} B/s per node), its control '
+        f'steps\' bytes (dd\'s memory copies) over the `memory_bw` its '
+        f'references give (else `plan_memory_bandwidth`, '
+        f'{assumed["plan_memory_bandwidth"]} B/s), plus '
         f'`plan_start_seconds` ({assumed["plan_start_seconds"]} s) of '
         f'start-up' + ''.join(f'; {who} `{k}` ({assumed[k]} s)'
                               for k, who in said.items()) +

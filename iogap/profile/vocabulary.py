@@ -30,6 +30,13 @@ EXTRAS = {
                     'IOR and mdtest `-i`)'),
     'dd_block_size': (_SIZE, '1M', 'dd `bs=` (study: 1M)'),
     'dd_count': (POSITIVE, 1024, 'dd `count=` (study: 10000, i.e. 10 GB)'),
+    'dd_control_size': (_SIZE, '10000m', 'bytes of the memory copy (dd '
+                        '`/dev/zero` to `/dev/null`) every dd repetition '
+                        'runs as the control its I/O steps are paired with '
+                        '(`<pattern>_bw_paired`), rounded up to whole blocks '
+                        'and never less than the file: long enough to time '
+                        'precisely at one core\'s memory speed (the default '
+                        'lasts 0.2 s at 50 GB/s)'),
     'cpu_bind_options': (_STR_LIST, [], 'launcher options that bind each '
                          'task to its cores (`--cpu-bind=cores`, '
                          '`--bind-to core`)'),
@@ -94,9 +101,15 @@ EXTRAS = {
     'mdtest_time_limit': (_TIME, None, 'job time limit of an mdtest case'),
     'osu_placement': ({'type': 'object', 'additionalProperties': False,
                        'properties': {p: _STR_LIST for p in (
-                           'same_socket', 'cross_socket', 'inter_node')}},
+                           'same_socket', 'cross_socket', 'inter_node',
+                           'intra_node')}},
                       {}, 'launcher options that place two ranks on one '
-                      'socket, two sockets, two nodes'),
+                      'socket, two sockets, two nodes; `intra_node`: on '
+                      'one node of a two-node job (srun: `--nodes=1 '
+                      '--ntasks=2 --ntasks-per-node=2`), the control each '
+                      'repetition of the inter-node latency runs first '
+                      '(`latency_smallest_paired`; without it, not '
+                      'applicable)'),
     'osu_socket_bind_options': (_STR_LIST, [], 'options that pin ranks to '
                                 'their socket when no binding variant does'),
     'osu_time_limit': (_TIME, None, 'job time limit of an OSU case'),
@@ -152,8 +165,14 @@ EXTRAS = {
     'plan_node_bandwidth': ({'type': 'number', 'exclusiveMinimum': 0}, 500e6,
                             'bytes/s per node assumed where no reference '
                             'gives a case\'s bandwidth'),
+    'plan_memory_bandwidth': ({'type': 'number', 'exclusiveMinimum': 0},
+                              5e9, 'bytes/s of dd\'s memory copy (the '
+                              'control) assumed where no reference gives '
+                              '`memory_bw`'),
     'plan_osu_seconds': ({'type': 'number', 'exclusiveMinimum': 0}, 60,
-                         'seconds of an OSU case that never ran'),
+                         'seconds of each measured run of an OSU case that '
+                         'never ran (an inter-node latency paired with its '
+                         'control runs two a repetition)'),
     'plan_mdtest_rate': ({'type': 'number', 'exclusiveMinimum': 0}, 2000,
                          'metadata operations per second per task assumed '
                          'for an mdtest case that never ran'),
