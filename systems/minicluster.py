@@ -105,7 +105,7 @@ _extras = {
     'detectable_features': ['hdf5', 'odirect', 'dropcaches', 'darshan'],
     'spack_overlay': 'generic',
     'dd_count': 128,
-    # CI: the memory copy small (CONTROL-REASON)
+    # The dd control small, as the generic profile's (CI)
     'dd_control_size': '2g',
     'repetitions': 2,
     'ior_block_size': '16m',

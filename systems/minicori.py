@@ -85,7 +85,7 @@ def _partition(name, descr):
             'cpu_bind_options': ['--cpu-bind=cores'],
             'core_spec_cores': 1,
             'dd_count': 128,
-            # CI: the memory copy small (CONTROL-REASON)
+            # The dd control small, as the generic profile's (CI)
             'dd_control_size': '2g',
             'ior_block_size': '16m',
             'ior_max_ppn': 4,

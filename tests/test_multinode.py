@@ -95,6 +95,11 @@ class Cluster:
         self.run_env = {'SLURM_CONF': exports['SLURM_CONF'],
                         'PATH': f'{self.dir}/bin:{os.environ["PATH"]}'}
 
+    def stop(self):
+        '''Stop the instance; nothing of it may be left.'''
+        self.local_slurm('stop')
+        assert self.leftovers() == []
+
     def client(self, *args):
         return subprocess.run(args, capture_output=True, text=True,
                               timeout=30, env={**os.environ, **self.run_env})
@@ -134,21 +139,25 @@ def root_addresses():
     return sorted(' '.join(ln.split()[1:4]) for ln in out.splitlines())
 
 
-@pytest.fixture(scope='module')
-def cluster(tmp_path_factory):
+def new_cluster(tmp_path_factory):
+    '''A cluster instance of its own, not started; the test skipped,
+    with the reason, where this host cannot run one.'''
     why = cannot_make_cluster()
     if why:
         pytest.skip(why)
+    return Cluster(tmp_path_factory.mktemp('cluster'))
 
-    c = Cluster(tmp_path_factory.mktemp('cluster'))
+
+@pytest.fixture(scope='module')
+def cluster(tmp_path_factory):
+    c = new_cluster(tmp_path_factory)
     c.addresses = root_addresses()
     t0 = time.monotonic()
     c.start('--nodes', '2')
     c.startup = time.monotonic() - t0
     c.run_env['IOGAP_MINICLUSTER_PARTITIONS'] = 'knl,shared'
     yield c
-    c.local_slurm('stop')
-    assert c.leftovers() == []
+    c.stop()
 
 
 def test_cluster_up_with_nodes_in_namespaces_and_cpusets(cluster):

@@ -1,0 +1,74 @@
+'''The inter-node latency paired with its intra-node control, for real:
+the minicluster profile on ``ci/local-slurm start --nodes 2 --node-cpus
+all`` (nodes n1 and n2, each a slurmd over every CPU of this host, so a
+node holds two ranks), started for this module on a port of its own and
+stopped after it. Each repetition of the inter-node OSULatency case runs
+osu_latency between two ranks on one node of its job, then across the
+two nodes; the paired figure is the geometric mean of inter over intra,
+as the job's own tables give them. (The two nodes share this host's
+CPUs: the pairing is proven here, not the network's figures.)'''
+
+import math
+import statistics
+
+import pytest
+
+from conftest import cases, needs_tools, perf
+from iogap.core import placement, steps
+from iogap.osu import parse
+from test_minicori import job_file, variant
+from test_multinode import new_cluster
+
+pytestmark = pytest.mark.reframe
+
+#: The inter-node latency case of knl (the only one: cpu_bind=default)
+INTER = variant('OSULatency', placement='inter_node')
+
+REPETITIONS = 3
+
+
+@pytest.fixture(scope='module')
+def cluster(tmp_path_factory):
+    c = new_cluster(tmp_path_factory)
+    c.start('--nodes', '2', '--node-cpus', 'all')
+    c.run_env['IOGAP_MINICLUSTER_PARTITIONS'] = 'knl'
+    yield c
+    c.stop()
+
+
+def smallest(step):
+    '''The least latency up to 8 B of a step's OSU table.'''
+    [table] = parse.parse_tables(step.text)
+    latency = table.values('Latency')
+    return min(v for s, v in latency.items() if s <= 8)
+
+
+@needs_tools
+def test_each_repetition_pairs_inter_node_with_intra_node(cluster,
+                                                          tmp_path):
+    run, wall = cluster.run(tmp_path, '-n', INTER, '-S',
+                            f'OSULatency.repetitions={REPETITIONS}', '-r')
+    [tc] = cases(run, 'OSULatency')
+    assert tc['result'] == 'pass', (tc['fail_reason'], run.stdout[-3000:])
+    text = job_file(tc)
+    found = steps.parse(text)
+    assert [s['run'] for s in found] == ['validate', 'probe'] + \
+        ['control', 'measure'] * REPETITIONS
+    # The job on both nodes; its control's two ranks on one of them
+    head = text.split('\niogap-step:', 1)[0]
+    assert {r['host'] for r in placement.parse(head)} == {'n1', 'n2'}
+    [probe] = [s for s in found if s['run'] == 'probe']
+    ranks = placement.parse(probe.text)
+    assert len(ranks) == 2 and len({r['host'] for r in ranks}) == 1, ranks
+    assert 'control 0@' in tc['method'], tc['method']
+
+    inter = {s['rep']: smallest(s) for s in found if s['run'] == 'measure'}
+    intra = {s['rep']: smallest(s) for s in found if s['run'] == 'control'}
+    ratios = [inter[r] / intra[r] for r in sorted(inter)]
+    assert perf(tc, 'latency_smallest_paired') == pytest.approx(
+        math.exp(statistics.fmean(math.log(q) for q in ratios)), rel=1e-9)
+    assert perf(tc, 'latency_smallest') == statistics.median_low(
+        inter.values())
+    print(f'paired OSU case in {wall:.0f} s: inter {sorted(inter.items())} '
+          f'intra {sorted(intra.items())} us, ratios '
+          f'{[round(q, 3) for q in ratios]}')
