@@ -88,22 +88,23 @@ def test_each_pattern_is_paired_with_its_repetitions_memory_copy(run):
     '''Every case reports ``<pattern>_bw_paired``, positive, and equal to
     the geometric mean of its repetitions' I/O over memory-copy bandwidth
     as the job's own dd lines give them; each memory copy moved its own
-    count (at least CONTROL_BYTES), not the file's.'''
+    count (the profile's dd_control_size, 2 GiB here), not the file's.'''
     from iogap.core import steps
     from iogap.dd.parse import dd_record
-    from iogap.dd.stream import CONTROL_BYTES
     for tc in cases(run, 'DDSingleStream'):
         # a case with dependents keeps its output in its stage directory
         where = next(d for d in (tc['outputdir'], tc['stagedir'])
                      if os.path.exists(os.path.join(d, tc['job_stdout'])))
         with open(os.path.join(where, tc['job_stdout'])) as fp:
             found = [s for s in steps.parse(fp.read()) if dd_record(s)]
+        with open(os.path.join(where, 'rfm_job.sh')) as fp:
+            assert '--count 64 ' in fp.read()
         bw = {}
         for s in found:
             nbytes, seconds = dd_record(s)
             bw.setdefault(s['op'], {})[s['rep']] = nbytes / seconds / 1e6
             if s['op'] == 'memory':
-                assert nbytes >= CONTROL_BYTES, nbytes
+                assert nbytes == 2 * 2**30, nbytes
         assert len(bw['memory']) == 3, tc['mode']
         reads = [bw[f'read{p}'] for p in (1, 2, 3)]
         io = {'write': bw['write'], 'read_once': reads[0],
