@@ -16,6 +16,7 @@ import pytest
 from conftest import cases, needs_tools, perf
 from iogap.core import placement, steps
 from iogap.osu import parse
+from test_job_layout import timed_commands
 from test_minicori import job_file, variant
 from test_multinode import new_cluster
 
@@ -50,9 +51,16 @@ def test_each_repetition_pairs_inter_node_with_intra_node(cluster,
                             f'OSULatency.repetitions={REPETITIONS}', '-r')
     [tc] = cases(run, 'OSULatency')
     assert tc['result'] == 'pass', (tc['fail_reason'], run.stdout[-3000:])
+    # Every timed step holds one launched tool: the control's probe is not
+    # timed
+    labels = [labels for labels, _ in timed_commands(job_file(tc,
+                                                               'rfm_job.sh'))]
+    assert labels == ['run=validate'] + [
+        f'run={run} rep={rep}' for rep in range(1, REPETITIONS + 1)
+        for run in ('control', 'measure')], labels
     text = job_file(tc)
     found = steps.parse(text)
-    assert [s['run'] for s in found] == ['validate', 'probe'] + \
+    assert [s['run'] for s in found] == ['probe', 'validate'] + \
         ['control', 'measure'] * REPETITIONS
     # The job on both nodes; its control's two ranks on one of them
     head = text.split('\niogap-step:', 1)[0]

@@ -132,6 +132,13 @@ def end():
     return 'iogap_end'
 
 
+def label(**labels):
+    '''The shell line that labels the output after it, untimed (a probe's,
+    told apart from the job's own).'''
+    words = ' '.join(f'{k}={v}' for k, v in labels.items())
+    return f'echo {shlex.quote("iogap-step: " + words)}'
+
+
 def run(command, **labels):
     '''The shell line that runs ``command`` as a labelled, timed step
     (values may be shell variables, e.g. ``rep='$rep'``).'''

@@ -8,7 +8,7 @@ from reframe.core.builtins import parameter, variable
 from reframe.core.exceptions import SanityError
 
 from iogap import profile
-from iogap.core import placement, registry
+from iogap.core import placement, registry, steps
 from iogap.core.variants import feature
 from iogap.core.figures import Figures
 from iogap.osu import control
@@ -104,7 +104,7 @@ class OSULatency(OSUPointToPoint):
     def runs(self):
         if not self.paired:
             return super().runs()
-        return (['validate'] if self.validation else []) + ['probe'] + [
+        return ['probe'] + (['validate'] if self.validation else []) + [
             run for run, _ in self.paired_runs]
 
     def intra_node_launch(self):
@@ -122,8 +122,10 @@ class OSULatency(OSUPointToPoint):
         if not self.paired:
             return super().measure_steps(launch)
         intra = self.intra_node_launch()
-        self.job_sections.step(placement.probe_step(intra, self.own_tools),
-                               run='probe')
+        # Where the control's ranks run: after the job's own probe, apart
+        self.job_sections['probe'].extend([
+            steps.label(run='probe'),
+            placement.probe_step(intra, self.own_tools)])
         command = ' '.join([self.executable, *self.executable_opts])
         for run, rep in self.paired_runs[:-1]:
             self.job_sections.step(
