@@ -107,3 +107,19 @@ def test_a_quoted_r_square_is_on_a_cited_line():
                 (name, kind, entry.get('name'), value, text)
             checked += 1
     assert checked > 5
+
+
+def test_a_curves_figure_is_on_a_cited_line():
+    # a curve (a ratio over a sweep) quotes the study's one figure for the
+    # whole curve (1.52X for the FPP 1-32 processes), its reading marked
+    # an inference: the figure itself must still be on a cited line
+    checked = 0
+    for name, kind, entry, text in texts():
+        if kind != 'ratios' or 'over' not in entry or 'seeds/' not in text:
+            continue
+        value = f'{entry["ref"][0]:g}'
+        held = [seed(n)[i - 1] for n, cited in lines_of(text) for i in cited]
+        assert any(f'{value}X' in line.replace(' ', '') for line in held), \
+            (name, entry['name'], value, text)
+        checked += 1
+    assert checked >= 1

@@ -15,7 +15,7 @@ import math
 from iogap import profile
 from iogap.core import registry
 from iogap.core.cases import runs_on
-from iogap.judge import effects, lines, schema
+from iogap.judge import effects, lines, schema, sides
 
 
 def check(ref):
@@ -54,18 +54,37 @@ def check(ref):
 
 def _ratio(ref, where, entry):
     pre = entry.get('precondition') or {}
-    for side, path in [(entry[s], [s]) for s in ('numerator',
-                                                 'denominator')] + \
-            [(pre[s], ['precondition', s]) for s in pre
-             if s in ('numerator', 'denominator')]:
+    if 'over' in entry:
+        _curve(ref, where, entry)
+    found = sides.ratio_sides(entry)
+    points = 2 * sides.curve_points(entry)
+    paths = [[('numerator', 'denominator')[i % 2]] for i in range(points)]
+    paths += [['precondition', s] for s in ('numerator', 'denominator')
+              if pre]
+    for side, path in zip(found, paths):
         _case(ref, where + path, side, described=bool(path[1:]))
         if id(side) in ref.absent:
-            ref.absent.add(id(entry))
+            # the entry's own sides too: the plan names what is missing
+            ref.absent |= {id(entry), id(entry.get(path[0]))}
     bound = pre.get('at_most', pre.get('at_least'))
     if pre and not bound > 0:
         ref.fail(where + ['precondition'], f'bound {bound} must be '
                  f'positive')
     _judged(ref, where, entry, 'ratio')
+
+
+def _curve(ref, where, entry):
+    '''A curve runs over a parameter both sides have and leave free.'''
+    for s in ('numerator', 'denominator'):
+        side = entry[s]
+        cls = registry.get(side['test'])
+        if cls is not None and \
+                entry['over'] not in cls.param_space.params:
+            ref.fail(where + ['over'], f'{side["test"]} ({s}) has no '
+                     f'parameter {entry["over"]!r} to run the curve over')
+        if entry['over'] in (side.get('params') or {}):
+            ref.fail(where + [s, 'params'], f'fixes {entry["over"]}, the '
+                     f'parameter the curve runs over (its points are at:)')
 
 
 def _case(ref, where, entry, partial=False, described=False):

@@ -1,9 +1,13 @@
 '''The four readings of a judgement (:mod:`iogap.judge.judgement`):
 :class:`AbsoluteCheck` (a case's figures against absolute bounds),
-:class:`RatioCheck` (two cases' figures), :class:`FitCheck` (a sweep's
+:class:`RatioCheck` (two cases' figures, or a curve of such ratios over
+a sweep), :class:`FitCheck` (a sweep's
 fit) and :class:`MechanismCheck` (a mechanism observed directly); the
 reference entries each takes as its parameter are
 :mod:`iogap.judge.targets`'s.'''
+
+import math
+import statistics
 
 from iogap.core import registry, stats
 from iogap.core.cases import runs_on
@@ -12,6 +16,7 @@ from iogap.judge import references, schema
 from iogap.judge.judgement import Judgement
 # checks/judge.py and the plan take the parameters from here, beside the
 # readings they parametrise
+from iogap.judge.sides import curve_points, ratio_sides
 from iogap.judge.targets import (  # noqa: F401
     absolute_targets, entries, target_name)
 
@@ -47,14 +52,14 @@ class AbsoluteCheck(Judgement):
 
 
 class RatioCheck(Judgement):
-    '''One figure over another; the ``ratio`` parameter is an entry. With
-    a ``precondition`` (another ratio and its bound), that is measured
-    first, and where it does not hold the ratio is not applicable.'''
+    '''One figure over another; the ``ratio`` parameter is an entry. A
+    curve (``over`` a swept parameter, ``at`` its points) is the geometric
+    mean of the ratios at its points: the study's gap over a sweep. With a
+    ``precondition`` (another ratio and its bound), that is measured first,
+    and where it does not hold the ratio is not applicable.'''
 
     def sides(self):
-        pre = self.ratio.get('precondition') or {}
-        return [self.ratio['numerator'], self.ratio['denominator']] + \
-            [pre[s] for s in ('numerator', 'denominator') if pre]
+        return ratio_sides(self.ratio)
 
     def cases(self):
         return [(s['test'], s['partition'], registry.full_params(
@@ -78,13 +83,23 @@ class RatioCheck(Judgement):
 
     def judged(self, figures):
         values = [next(iter(f.values())) for f in figures]
+        points = curve_points(self.ratio)
         if self.ratio.get('precondition'):
-            self.check_precondition(*values[2:])
-        num, den = values[:2]
-        if den == 0:
-            raise IogapError(f'{self.ratio["name"]}: the denominator is 0')
+            self.check_precondition(*values[2 * points:])
+        ratios = []
+        pairs = values[:2 * points]
+        for num, den, at in zip(pairs[0::2], pairs[1::2],
+                                self.ratio.get('at') or [None]):
+            if den == 0:
+                where = f' at {self.ratio["over"]}={at}' if at else ''
+                raise IogapError(f'{self.ratio["name"]}: the denominator '
+                                 f'is 0{where}')
+            ratios.append(num / den)
 
-        return {self.ratio['name']: (num / den, self.ratio['ref'],
+        # a point that moved nothing makes the curve 0, as a ratio would
+        value = ratios[0] if len(ratios) == 1 else 0.0 if min(ratios) <= 0 \
+            else math.exp(statistics.fmean(math.log(r) for r in ratios))
+        return {self.ratio['name']: (value, self.ratio['ref'],
                                      self.ratio['unit'])}
 
     def check_precondition(self, num, den):

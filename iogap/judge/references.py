@@ -3,7 +3,9 @@
 Five lists and a count. ``absolute``: one figure of the test cases a
 partition runs (``params`` select them; parameters left out match any
 value, the most specific entry wins). ``ratios``: one figure divided by another
-(parameters left out take their default). ``fits``: a statistic (r2,
+(parameters left out take their default), or a curve of such ratios
+(``over`` a parameter both sides sweep, at the points ``at``) judged by
+their geometric mean. ``fits``: a statistic (r2,
 slope, intercept) of a figure against a swept parameter. ``mechanisms``:
 a direct observation of a mechanism (a share of the bytes resident, or
 moved by the device) against a bound any healthy host meets. ``unjudged``:

@@ -67,10 +67,15 @@ SCHEMA = {
         'absolute': {'type': ['array', 'null'], 'items': _entry(
             ['test', 'partition', 'var', 'ref', 'unit', 'provenance'],
             **_CASE, **_JUDGED)},
-        'ratios': {'type': ['array', 'null'], 'items': _entry(
+        # A curve: ``over`` a swept parameter of both sides, at the points
+        # ``at``, judged by the geometric mean of the points' ratios
+        'ratios': {'type': ['array', 'null'], 'items': {**_entry(
             ['name', 'numerator', 'denominator', 'ref', 'unit',
              'provenance'], name={'type': 'string'}, numerator=_SIDE,
-            denominator=_SIDE, **_JUDGED, **_CONDITIONAL)},
+            denominator=_SIDE, over={'type': 'string'},
+            at={'type': 'array', 'minItems': 2, 'uniqueItems': True},
+            **_JUDGED, **_CONDITIONAL),
+            'dependencies': {'over': ['at'], 'at': ['over']}}},
         # Direct observations of a mechanism (bytes resident, bytes the
         # device moved), against bounds that hold on any healthy host
         'mechanisms': {'type': ['array', 'null'], 'items': _entry(

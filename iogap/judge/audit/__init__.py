@@ -7,7 +7,8 @@ is a bound, else ``ref``) times log-normal noise: the relative spread
 recorded on the entry (``noise.cv``), else the spread of each figure it
 reads (an absolute entry's ``noise.cv`` for that figure, else the first
 matching default of the file's ``noise:`` list), both sides of a ratio
-adding. That noise is meant as the spread between nights, not within one
+adding (a curve's ratio, the geometric mean over its points, as noisy
+as its points: they may move together). That noise is meant as the spread between nights, not within one
 session (docs/audit.md says where each file's comes from). From that, per
 judgement:
 
@@ -18,7 +19,8 @@ judgement:
   underestimated; the budget applies to this column;
 - ``detects``: the smallest regression of its figures, in their declared
   worse direction (``better``), it fails on at least 9 nights in 10: an
-  absolute figure worse by d; either side of a ratio worse by d; for fits,
+  absolute figure worse by d; either side of a ratio worse by d (a
+  curve's at every point); for fits,
   the figure worse by d at the low end of the sweep ("does not depend"), at
   the high end ("depends": the slope flattens), or at every point
   (intercept, slope).
@@ -35,7 +37,7 @@ import os
 
 import yaml
 
-from iogap.judge import effects
+from iogap.judge import effects, sides
 from iogap.judge.audit import model
 from iogap.judge.audit.inputs import (  # noqa: F401 (the package's API)
     Unknown, absolute_cases, direction, figure_noise, fit_points, side_params)
@@ -125,21 +127,35 @@ def _absolute(ref, i, entry, power, counts):
 
 def _ratio(ref, i, entry, power, counts):
     noise = entry.get('noise') or {}
-    sides = [(side, entry[side]) for side in ('numerator', 'denominator')]
+    pair = [(side, entry[side]) for side in ('numerator', 'denominator')]
     if 'cv' in noise:
         s, source = noise['cv'], noise.get('source') or 'the entry'
     else:
-        found = [figure_noise(ref, e['test'], e['partition'], side_params(e),
-                              e['var']) for _, e in sides]
-        s = math.hypot(*(cv for cv, _ in found))
-        source = '; '.join(dict.fromkeys(src for _, src in found))
+        s, source = _ratio_noise(ref, entry)
     labels = [(f'{e["var"]} {e["partition"]} ({side[:3]})',
                direction(e['test'], e['var']), 1 if side[0] == 'n' else -1)
-              for side, e in sides]
+              for side, e in pair]
     rates, det = model.lognormal(entry, noise.get('expected', entry['ref'][0]),
                            s, labels, *power)
     return Row('ratios', i, entry, entry['name'], 1, s, source,
                rates, det)
+
+
+def _ratio_noise(ref, entry):
+    '''``(cv, source)`` of a ratio from its sides' noise, added. A
+    curve's, the geometric mean over its points, is taken as noisy as its
+    points' (their RMS): a night may move every job of a partition alike,
+    so the points are not averaged down as independent.'''
+    points = sides.curve_points(entry)
+    found = [figure_noise(ref, e['test'], e['partition'], side_params(e),
+                          e['var'])
+             for e in sides.ratio_sides(entry)[:2 * points]]
+    s = math.hypot(*(cv for cv, _ in found)) / math.sqrt(points)
+    source = '; '.join(dict.fromkeys(src for _, src in found))
+    if points > 1:
+        source = f'the RMS of its {points} points\' ratios (not averaged ' \
+            f'down: their jobs may move together): {source}'
+    return s, source
 
 
 def _fit(ref, i, entry, power, counts):
