@@ -131,7 +131,7 @@ def test_every_generic_judgement_is_reached(run):
         assert tc['result'] == 'pass', (tc['display_name'],
                                         tc['fail_reason'])
     ratios = cases(run, 'RatioCheck')
-    assert len(ratios) == 4, run.stdout
+    assert len(ratios) == 5, run.stdout
     for tc in ratios:
         if tc['result'] == 'skip':
             reason = run.skip_reason(tc['display_name'])
