@@ -6,10 +6,9 @@ fit) and :class:`MechanismCheck` (a mechanism observed directly); the
 reference entries each takes as its parameter are
 :mod:`iogap.judge.targets`'s.'''
 
-import math
-import statistics
 
 from iogap.core import registry, stats
+from iogap.core.paired import geometric_mean
 from iogap.core.cases import runs_on
 from iogap.errors import IogapError
 from iogap.judge import references, schema
@@ -98,7 +97,7 @@ class RatioCheck(Judgement):
 
         # a point that moved nothing makes the curve 0, as a ratio would
         value = ratios[0] if len(ratios) == 1 else 0.0 if min(ratios) <= 0 \
-            else math.exp(statistics.fmean(math.log(r) for r in ratios))
+            else geometric_mean(ratios)
         return {self.ratio['name']: (value, self.ratio['ref'],
                                      self.ratio['unit'])}
 
