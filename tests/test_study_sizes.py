@@ -4,7 +4,8 @@ for real on this machine. For each family, every value of its size
 settings that a profile in systems/ (or a new profile, by the vocabulary's
 defaults) gives is one run of the generic profile at that size: one case
 per dd mode (Cori's 10 GB dd among them), one case of every other family
-(Cori's 1 GiB IOR block per task among them). A size setting this table
+(Cori's 1 GiB IOR block per task among them, in IORBench and
+in IORCollective's 16,384 interleaved segments). A size setting this table
 does not know fails the unit test below, so a new one cannot go unrun.'''
 
 import re
@@ -27,7 +28,8 @@ SIZED = {
                  r'^IORBench(?=.*%cpu_bind=default)(?=.*%darshan=off)'
                  r'(?=.*%procs_per_node=2)(?=.*%layout=fpp)(?=.*%api=POSIX)'
                  r'(?=.*%mode=buffered)'),
-    'IORCollective': (('ior_collective_transfer_size',), ('transfer_size',),
+    'IORCollective': (('ior_collective_transfer_size', 'ior_block_size'),
+                      ('transfer_size', 'block_size'),
                       r'^IORCollective(?=.*%cpu_bind=default)'
                       r'(?=.*%api=MPIIO)(?=.*%io=collective)'),
     'MDTestBench': (('mdtest_files_per_proc', 'mdtest_file_bytes'),
@@ -104,6 +106,8 @@ def test_the_study_sizes_are_among_those_run():
     wanted = {(c, v) for c, v in [p.values[:2] for p in _sizes_to_run()]}
     assert ('DDSingleStream', (10000, '1M', '10000m')) in wanted
     assert ('IORBench', ('1g', '1m')) in wanted
+    # Cori's collective cases: 1 GiB per task in 16,384 64 KiB segments
+    assert ('IORCollective', ('64k', '1g')) in wanted
 
 
 @pytest.mark.reframe
