@@ -122,7 +122,9 @@ def rounds(args, say, out, found, point):
             raise IogapError(f'rebaseline {" ".join(reports)} failed '
                              f'(exit {rebaseline})')
         count, unjudged = judged(args.system, found.values())
-        cases = too_noisy(args.system, found)
+        # -n Family@variant runs a variant on every partition: priced so
+        noisy = {c.select for c in too_noisy(args.system, found).values()}
+        cases = {k: c for k, c in found.items() if c.select in noisy}
         if not cases or stopped or number == pricing.ROUNDS:
             break
         repeat, planned = pricing.more_runs(cases, point[0],
@@ -133,7 +135,8 @@ def rounds(args, say, out, found, point):
                 f'node-hours, more than the {args.budget - used:.3g} left')
             break
         say(f'round {number + 1}: {repeat} more runs of the {len(cases)} '
-            f'case(s) with figures too noisy to judge, {planned:.3g} '
+            f'case(s) of the variants with figures too noisy to judge, '
+            f'{planned:.3g} '
             f'node-hours planned of the {args.budget - used:.3g} left')
     for what, why in unjudged:
         say(f'  unjudged {what}: {why}')
