@@ -210,28 +210,50 @@ def test_reframe_shows_the_reference_and_one_line_per_case(tmp_path,
     assert '(ref=2.5 l=-0.5 u=None pass)' in line, line
 
 
-def test_a_night_says_how_much_it_judged(tmp_path, monkeypatch):
-    '''The onboarding night counts as the nightly does (iogap.coverage):
-    a figure is judged when its judgement gave it a verdict.'''
+def _night(tmp_path, monkeypatch, result):
+    '''A night's run report whose one judgement gave ``result``.'''
     import json
     import yaml
-    from iogap.profile import outcome
     entry = {'test': 'DDSingleStream', 'partition': 'knl', 'var': 'write_bw'}
     (tmp_path / 'site.yaml').write_text(yaml.safe_dump({'absolute': [
         entry, dict(entry, var='read_once_bw'), dict(entry, var='x')]}))
     monkeypatch.setenv('IOGAP_REFERENCE_DIR', str(tmp_path))
     judge = {'name': 'AbsoluteCheck %target=t', 'tags': ['judge'],
-             'judgement': 'DDSingleStream@knl:', 'result': 'fail',
+             'judgement': 'DDSingleStream@knl:', 'result': result,
              'perfvalues': {'s:p:write_bw': [1, 'pass'],
-                            's:p:read_once_bw': [1, 'fail']}}
+                            's:p:read_once_bw': [1, result]}}
     report = {'session_info': {}, 'runs': [{'testcases': [
         judge, {'name': 'DDSingleStream', 'tags': ['dd'], 'result': 'pass',
                 'perfvalues': {'s:p:write_bw': [1, None]}}]}]}
     path = tmp_path / 'night.json'
     path.write_text(json.dumps(report))
-    assert outcome.night_judged(str(path), 'site').startswith(
+    return str(path)
+
+
+def test_a_night_says_how_much_it_judged(tmp_path, monkeypatch):
+    '''The onboarding night counts as the nightly does (iogap.coverage):
+    a figure is judged when its judgement gave it a verdict.'''
+    from iogap.profile import outcome
+    path = _night(tmp_path, monkeypatch, 'fail')
+    assert outcome.night_judged(path, 'site').startswith(
         'COVERAGE: judged 2 of the 2 figures this job\'s share judges '
         '(100%), by 1 of 1 judgements')
+    assert outcome.night_verdict(0, _night(tmp_path, monkeypatch, 'pass'),
+                                 'site').startswith('COVERAGE: judged 2')
+
+
+def test_a_first_night_that_failed_fails_the_onboarding(tmp_path,
+                                                        monkeypatch):
+    '''A RED first night is the command's error (exit 1, one line naming
+    the failed judgement), not a line of output after which it exits 0.'''
+    from iogap.profile import outcome
+    path = _night(tmp_path, monkeypatch, 'fail')
+    with pytest.raises(IogapError) as err:
+        outcome.night_verdict(1, path, 'site')
+    text = str(err.value)
+    assert '\n' not in text and 'DDSingleStream@knl' in text
+    assert text.startswith('the first judged night failed (reframe exit 1)')
+    assert 'references are kept' in text and path in text
 
 
 def test_the_last_line_says_how_much_was_judged():

@@ -27,7 +27,7 @@ import time
 from iogap import profile
 from iogap.errors import IogapError
 from iogap.profile import pricing
-from iogap.profile.outcome import judged, night_judged, spent, too_noisy
+from iogap.profile.outcome import judged, night_verdict, spent, too_noisy
 from iogap.profile.pricing import choose, describe, ladder, matching
 from iogap.profile.selection import ROOT
 
@@ -184,5 +184,5 @@ def onboard(args):
         report = os.path.join(out, 'reports', f'night-{args.system}.json')
         status, took, _ = reframe(args.system, *night, '--report-file',
                                   report)
-        say(f'the first judged night ran in {took:.0f} s, exit {status}: '
-            f'{night_judged(report, args.system)}')
+        say(f'the first judged night ran in {took:.0f} s')
+        say(night_verdict(status, report, args.system))

@@ -52,3 +52,22 @@ def night_judged(report_path, system):
              for tc in r['testcases']]
     return coverage.measure(coverage.readings(cases), _reference(system),
                             share=True).line()
+
+
+def night_verdict(status, report_path, system):
+    '''What the first judged night judged; a night that failed (reframe's
+    exit ``status``) is an error naming its failed cases, as the nightly's
+    RED is: the onboarding's exit says it, not only a line of its output.'''
+    line = night_judged(report_path, system)
+    if status:
+        from iogap.errors import IogapError
+        from iogap.report.load import read_report
+        failed = sorted({tc.get('judgement') or tc['name'].split()[0]
+                         for r in read_report(report_path)['runs']
+                         for tc in r['testcases'] if tc['result'] == 'fail'})
+        raise IogapError(
+            f'the first judged night failed (reframe exit {status}): '
+            f'{", ".join(failed) or "no case failed: see its output"}; '
+            f'{line}; the baseline and its references are kept, the report '
+            f'is {report_path}')
+    return line
