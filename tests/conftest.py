@@ -110,6 +110,18 @@ def copy_of_project(dest):
 
 
 @pytest.fixture
+def io_lock_dir(tmp_path, monkeypatch):
+    '''The jobs' I/O lock in a directory of the test's own: another run's
+    job on this host holding the host's lock would make a test's first job
+    wait too.'''
+    from iogap.core import jobguard
+    locks = tmp_path / 'locks'
+    locks.mkdir()
+    monkeypatch.setattr(jobguard, 'IO_LOCK_DIRS', (str(locks),))
+    return locks
+
+
+@pytest.fixture
 def data():
     def _path(*parts):
         return os.path.join(ROOT, 'tests', 'data', *parts)

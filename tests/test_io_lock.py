@@ -12,18 +12,16 @@ def lock_script(root, hold):
                       *jobguard.io_lock_lines(), f'sleep {hold}'])
 
 
-def test_a_waiter_names_the_job_that_holds_the_lock(tmp_path, monkeypatch):
-    (tmp_path / 'locks').mkdir()
-    monkeypatch.setattr(jobguard, 'IO_LOCK_DIRS', (str(tmp_path / 'locks'),))
+def test_a_waiter_names_the_job_that_holds_the_lock(tmp_path, io_lock_dir):
     for stale in ('', 'pid=999999999 root=/gone job=/gone since=then'):
-        for old in (tmp_path / 'locks').iterdir():
+        for old in io_lock_dir.iterdir():
             old.unlink()
         if stale:
             dev = subprocess.run(
                 lock_script(tmp_path, 0) + '\necho "$iogap_dev"', shell=True,
                 executable='/bin/bash', capture_output=True, text=True,
                 check=True).stdout.split()[-1]
-            (tmp_path / 'locks' / f'iogap-io-{dev}.lock.holder').write_text(
+            (io_lock_dir / f'iogap-io-{dev}.lock.holder').write_text(
                 stale + '\n')
         holder = subprocess.Popen(['bash', '-c', lock_script(tmp_path, 1)],
                                   stdout=subprocess.PIPE, text=True)
@@ -35,15 +33,13 @@ def test_a_waiter_names_the_job_that_holds_the_lock(tmp_path, monkeypatch):
         assert waiter.returncode == 0, waiter.stderr
         assert f'held by pid={holder.pid} root={tmp_path} ' in waiter.stderr
         assert time.monotonic() - started >= 0.5
-        assert not [p for p in (tmp_path / 'locks').iterdir()
+        assert not [p for p in io_lock_dir.iterdir()
                     if '.holder.' in p.name]
 
 
 def test_two_jobs_started_at_once_name_each_other_whole(tmp_path,
-                                                        monkeypatch):
+                                                        io_lock_dir):
     # the one that waits may look while the other has only just locked
-    (tmp_path / 'locks').mkdir()
-    monkeypatch.setattr(jobguard, 'IO_LOCK_DIRS', (str(tmp_path / 'locks'),))
     for _ in range(8):
         jobs = [subprocess.Popen(['bash', '-c', lock_script(tmp_path, 0.3)],
                                  stdout=subprocess.PIPE,

@@ -175,7 +175,7 @@ def guard_script(root):
         str(root), 'T', io_lock=True), 'sleep 1.5'])
 
 
-def test_two_roots_on_one_device_take_turns(tmp_path):
+def test_two_roots_on_one_device_take_turns(tmp_path, io_lock_dir):
     '''Two runs' jobs on different scratch roots of one disk: the second
     waits for the first, saying who holds the device.'''
     roots = [tmp_path / 'a', tmp_path / 'b']
