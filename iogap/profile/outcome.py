@@ -4,6 +4,8 @@ judge, the node-hours its jobs took, what its first night judged.'''
 
 import yaml
 
+from iogap.errors import IogapError
+
 
 def _reference(system):
     from iogap.judge import references
@@ -60,7 +62,6 @@ def night_verdict(status, report_path, system):
     RED is: the onboarding's exit says it, not only a line of its output.'''
     line = night_judged(report_path, system)
     if status:
-        from iogap.errors import IogapError
         from iogap.report.load import read_report
         failed = sorted({tc.get('judgement') or tc['name'].split()[0]
                          for r in read_report(report_path)['runs']
