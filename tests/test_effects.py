@@ -117,3 +117,19 @@ def test_the_nightly_judges_coris_effects_from_its_ratios_series(cori):
     assert 'the 20 nights before' in why
     # an effect none of whose ratios was judged tonight is not judged
     assert nightly.verdicts(ref, rows, {key: [(0, 1.2)]}, 1) == []
+
+
+def test_a_quiet_site_judges_the_fewer_nights_its_spread_needs():
+    # 2 % a night: 1 night catches the gain's loss 9 in 10, so a loss
+    # two nights old fails there, though 3 healthy nights of the entry's
+    # 5 would hide it
+    before = series(1.5, 0.02, effects.SITE_NIGHTS, 7)
+    assert effects.nights_needed(GAIN, effects.noise.spread(before), 0.001,
+                                 1.5) < 5
+    passed, why = effects.judge(GAIN, before + [1.5] * 3 + [1.0] * 2, 0.141,
+                                0.001, 1.5)
+    assert passed is False and 'last 1 nights' in why, why
+    # healthy, the same quiet history passes
+    passed, _ = effects.judge(GAIN, before + series(1.5, 0.02, 5, 10),
+                              0.141, 0.001, 1.5)
+    assert passed is True

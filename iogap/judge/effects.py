@@ -12,7 +12,10 @@ should the noise be ``stress`` times the assumed (the audit's budget). The
 noise is the value's night-to-night spread: the entry's ``noise.cv``, else
 both ratios' (iogap.judge.audit), until the site has ``SITE_NIGHTS``
 nights before the window; from then on the spread of those nights
-(:func:`iogap.judge.noise.spread`), the site's own.
+(:func:`iogap.judge.noise.spread`), the site's own, and the window the
+fewest of the last nights that catch the disappearance 9 in 10 at that
+spread, never more than ``nights`` (a site quieter than assumed learns of
+a lost effect sooner; the false alarms stay at ``alpha``).
 '''
 
 import math
@@ -105,7 +108,9 @@ def judge(entry, values, cv, alpha, stress):
     source = 'assumed'
     if len(before) >= SITE_NIGHTS:
         cv, source = noise.spread(before), f'the {len(before)} nights before'
-    limit = threshold(entry, cv, alpha, stress)
+        # the nights before the longest window, so none is also judged
+        n = min(n, nights_needed(entry, cv, alpha, stress) or n)
+    limit = threshold({**entry, 'nights': n}, cv, alpha, stress)
     mean = statistics.fmean(math.log(v) for v in values[-n:])
     passed = bool(mean >= limit if _gain(entry) > 0 else mean <= limit)
     return passed, (f'geometric mean of the last {n} nights '
