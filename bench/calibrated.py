@@ -125,11 +125,39 @@ def real_trials(nights, level, trials):
     return found
 
 
+#: A slowed night's own clean nights: this many nearest it, either side
+NEAR = 2
+
+
+def applied_trials(nights, level, better, trials):
+    '''``[(clean history, the next clean nights slowed by level)]``: the
+    step multiplied into the real clean nights, for figures a device
+    throttle cannot slow (the cached re-read) and as a check of the
+    throttled trials.'''
+    clean = clean_of(nights)
+    factor = 1 - level / 100 if better == HIGHER else 1 / (1 - level / 100)
+    last = len(clean) - max(WITHIN)
+    firsts = np.linspace(REAL_HISTORY, last, min(trials, max(
+        0, last - REAL_HISTORY + 1))).astype(int)
+    return [(clean[k - REAL_HISTORY:k], [v * factor for v in
+                                          clean[k:k + max(WITHIN)]])
+            for k in firsts]
+
+
 def slower(nights, level, better):
-    '''How much slower the median night of ``level`` is than the clean.'''
-    change = np.median([v for lvl, v in nights if lvl == level]) / \
-        np.median(clean_of(nights)) - 1
-    return float(-change if better == HIGHER else change)
+    '''``(median, lowest, highest)`` of how much slower each night of
+    ``level`` is than the median of the ``NEAR`` clean nights either side of
+    it: the target check, clear of the host's drift over the run.'''
+    clean = [i for i, (lvl, _) in enumerate(nights) if not lvl]
+    found = []
+    for i, (lvl, value) in enumerate(nights):
+        if lvl != level:
+            continue
+        before = [j for j in clean if j < i][-NEAR:]
+        near = before + [j for j in clean if j > i][:2 * NEAR - len(before)]
+        change = value / np.median([nights[j][1] for j in near]) - 1
+        found.append(float(-change if better == HIGHER else change))
+    return float(np.median(found)), min(found), max(found)
 
 
 def real(out, trials, series):
@@ -156,6 +184,10 @@ def real(out, trials, series):
                 row[rule][level] = caught([
                     first_caught(b, s, alarm, better)
                     for b, s in real_trials(nights, level, trials)])
+        row['applied'] = {level: caught([
+            first_caught(b, s, RULES['after'], better)
+            for b, s in applied_trials(nights, level, better, trials)])
+            for level in LEVELS}
     return found
 
 
@@ -171,8 +203,8 @@ def print_rows(title, rows):
         if 'spread' in row:
             figure = f'{figure} ({row["clean"]} clean, spread ' \
                 f'{row["spread"]:.1%}; ' + ', '.join(
-                    f'{lvl} %: {v:+.0%}' for lvl, v in row['slower'].items()) \
-                + ')'
+                    f'{lvl} %: {v[0]:+.0%} ({v[1]:+.0%} to {v[2]:+.0%})'
+                    for lvl, v in row['slower'].items()) + ')'
         for rule in RULES:
             got = row[rule]
             levels_ = '; '.join(
@@ -185,6 +217,11 @@ def print_rows(title, rows):
             print(f'| {figure} | {rule} | ' + '; '.join(
                 f'{f["per_30"]:.2f} ({f["runs"]} in {f["judged"]})'
                 for f in fa) + f' | {levels_} |')
+        if 'applied' in row:
+            print('| " | after, the step multiplied into clean nights | | ' +
+                  '; '.join(f'{lvl} %: ' + ' / '.join(
+                      str(c[n]) for n in WITHIN) + f' ({c["trials"]})'
+                      for lvl, c in row['applied'].items()) + ' |')
 
 
 def main(argv=None):

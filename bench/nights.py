@@ -24,7 +24,8 @@ import sys
 import time
 
 from bench import cgroups
-from bench.nightplan import CYCLE, GROUPS, STABLE, references, schedule
+from bench.nightplan import (CYCLE, GROUPS, STABLE, achieved, corrections,
+                             references, schedule)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -56,12 +57,13 @@ def figure_values(report, check, mode, figure):
     return None
 
 
-def run_group(out, night, group, slowdown, refs, env, cpu=True):
-    '''One group of one night; its record (also written to disk). ``cpu``
-    False: the device throttle alone slows it, no CPU quota.'''
-    spec = GROUPS[group]
-    wanted = slowdown
-    slowdown, limits = throttles(group, slowdown, refs)
+def run_group(out, night, group, slowdown, records, env, cpu=True):
+    '''One group of one night, after the ``records`` of the nights before;
+    its record (also written to disk). ``cpu`` False: the device throttle
+    alone slows it, no CPU quota.'''
+    spec, refs = GROUPS[group], references(records)
+    wanted, correction = slowdown, corrections(records, group, slowdown)
+    slowdown, limits = throttles(group, slowdown, refs, correction)
     here = os.path.join(out, f'night-{night:03d}', group)
     groups = cgroups.slowdown(
         limits, slowdown / 100 if spec['cpu'] and cpu else 0,
@@ -85,25 +87,28 @@ def run_group(out, night, group, slowdown, refs, env, cpu=True):
               # the machine is shared: its load when the night started
               'load': round(load, 1),
               'cpu_quota': bool(cpu and spec['cpu']),
+              'limits': limits, 'correction': correction,
               'session': report and report['session_info'].get('uuid'),
               'finished': time.strftime('%Y-%m-%dT%H:%M:%S')}
+    if slowdown:
+        record['achieved'] = achieved(record, refs, group)
     with open(os.path.join(out, f'night-{night:03d}', f'{group}.json'),
               'w') as fp:
         json.dump(record, fp, indent=1)
     return record
 
 
-def throttles(group, slowdown, refs):
+def throttles(group, slowdown, refs, correction):
     '''``(slowdown, {way: bytes/s})``: the blkio caps that slow ``group``
-    by ``slowdown`` % of its references; none, and no slowdown, while a
-    reference is missing.'''
+    by ``slowdown`` % of its references, each times its ``correction``;
+    none, and no slowdown, while a reference is missing.'''
     spec = GROUPS[group]
     if not slowdown:
         return slowdown, {}
     rates = {w: refs.get((group, w)) for w in spec['throttle']}
     if None in rates.values():
         return 0, {}        # no reference yet: this group runs clean
-    return slowdown, {w: cgroups.throttle_rate(
+    return slowdown, {w: correction[w] * cgroups.throttle_rate(
         r * spec['unit'] * (1 - slowdown / 100), spec['step_bytes'])
         for w, r in rates.items()}
 
@@ -138,7 +143,7 @@ def run_nights(out, count, env, groups, gap=0, cpu=True, cycle=CYCLE):
             os.makedirs(os.path.join(out, f'night-{night:03d}'),
                         exist_ok=True)
             rec = run_group(out, night, group, schedule(night, cycle),
-                            references(records), env, cpu)
+                            [r for r in records if r[0] < night], env, cpu)
             print(f'night {night} {group}: slowdown {rec["slowdown"]} %, '
                   f'{rec["seconds"]:.0f} s, exit {rec["exit"]}, '
                   f'{rec["values"]}', file=sys.stderr, flush=True)
@@ -161,6 +166,9 @@ def main(argv=None):
     parser.add_argument('--cycle', default=','.join(map(str, CYCLE)),
                         help='slowdowns in %% after the reference nights, '
                         'in turn (0: clean)')
+    parser.add_argument('--groups', default=','.join(GROUPS),
+                        help='the groups a night runs (IOR joins only once '
+                        'a Spack view has it)')
     args = parser.parse_args(argv)
     missing = cgroups.unavailable()
     if missing:
@@ -171,7 +179,9 @@ def main(argv=None):
 
     def groups():
         # IOR joins the nights once the view has it
-        return ['dd'] + (['ior'] if os.path.exists(
+        wanted = args.groups.split(',')
+        return [g for g in wanted if g != 'ior'] + (['ior'] if 'ior' in
+                                                     wanted and os.path.exists(
             os.path.join(view, 'bin', 'ior')) else [])
 
     env = dict(os.environ, IOGAP_SCRATCH=root, RFM_COLORIZE='n',
