@@ -56,18 +56,21 @@ def _history(night, report):
             f'({shown(night.path("history.csv"))})']
 
 
-def _changepoints(night, report):
-    '''The change-point verdict over the history database; also added to
-    the JUnit report as its own suite.'''
+def _changepoints(night, report, system):
+    '''The change-point verdict over the history database, honouring the
+    figures the reference file declares judged for breakage only; also
+    added to the JUnit report as its own suite.'''
+    from iogap.judge import breakage
     try:
         with open(report) as fp:
             uuid = json.load(fp)['session_info']['uuid']
-        lines, steps, cases = changepoint.judge(night.results_db, uuid)
+        ref, said = breakage.reference(system)
+        lines, steps, cases = changepoint.judge(night.results_db, uuid, ref)
         if cases:
             changepoint.add_junit(night.junit, cases)
     except Exception as err:      # said; the bands still judge the night
         return [f'change points: not judged: {err!r}'], False
-    return lines, bool(steps)
+    return said + lines, bool(steps)
 
 
 def _effects(night, report, system):
@@ -157,7 +160,7 @@ def suite():
         found, status = found[:-1] if status != verdict.RED else found, \
             verdict.RED
     if report:      # the series of nights, beside tonight's bands
-        steps, stepped = _changepoints(night, report)
+        steps, stepped = _changepoints(night, report, system)
         gone, vanished = _effects(night, report, system)
         found = _with_steps(found, steps + gone, stepped or vanished)
         status = verdict.RED if stepped or vanished else status

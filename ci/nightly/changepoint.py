@@ -2,14 +2,16 @@
 declared direction, over the sessions of the history database, by
 :func:`iogap.judge.changepoint.recent_step`. A step gets its own status
 (``STEP``) in the summary and its own suite in the JUnit report, with
-where it started, its size and what changed that night.'''
+where it started, its size and what changed that night. A figure the
+reference file declares judged for breakage only (``changepoints:``,
+iogap.judge.breakage) is judged so, with the reason it gives.'''
 
 import json
 import re
 import sqlite3
 import statistics
 
-from ci.nightly import provenance
+from ci.nightly import provenance, steplines
 from ci.nightly.junit import add_junit  # noqa: F401 (its JUnit suite)
 from ci.nightly.verdict import final_cases
 from iogap.judge import calibration, changepoint
@@ -98,8 +100,6 @@ def series(nights):
     return found, failed
 
 
-
-
 def what_changed(nights, before, after, case):
     '''What differs between two nights: session extras, the case's tool
     provider and the tools its job resolved on its node.'''
@@ -118,11 +118,13 @@ def _case(cases, case):
     return next((tc for tc in cases if case_of(tc) == case), {})
 
 
-def judge(db_path, uuid=None):
+def judge(db_path, uuid=None, ref=None):
     '''``(lines, steps, cases)``: the summary's lines, the steps found in
     tonight's series, and ``[(name, status, message)]`` for JUnit. Tonight
-    is session ``uuid`` (the newest when ``None``).'''
+    is session ``uuid`` (the newest when ``None``); the figures the
+    reference file ``ref`` declares are judged for breakage only.'''
     from iogap.core import registry
+    from iogap.judge import breakage
     try:
         nights = sessions(db_path, uuid)
     except (sqlite3.Error, OSError, ValueError, KeyError) as err:
@@ -145,7 +147,9 @@ def judge(db_path, uuid=None):
             if (where, case) in ran and case not in failed.get(tonight, ()):
                 gone.append(name)
             continue
-        step, why = changepoint.recent_step([v for _, v in points], better)
+        step, why = changepoint.recent_step(
+            [v for _, v in points], better,
+            breakage=breakage.declared(ref, where, case, figure))
         if step is None:
             (short if 'a step needs' in why else cases).append(
                 (name, 'short' if 'a step needs' in why else 'steady', why))
@@ -154,11 +158,11 @@ def judge(db_path, uuid=None):
         lines.append(f'STEP {name}: {message}')
         steps.append((name, step))
         cases.append((name, 'step', message))
-    lines += _notes(failed.get(tonight, ()), short, gone)
-    rules, breakage = _rules(cases)
+    lines += steplines.notes(failed.get(tonight, ()), short, gone)
+    rules, broken = steplines.rules(cases)
     count = len({night_of(i.get('uuid'), i.get('pipeline'))
                  for i, _ in nights})
-    lines += rules + breakage + [
+    lines += rules + broken + [
         f'{"STEP" if steps else "STEADY"}: {len(steps)} step change(s) in '
         f'{len(cases)} figure(s) judged over {count} night(s) of {db_path}']
     return lines, steps, cases + short
@@ -173,35 +177,3 @@ def _where_from(nights, points, step, case):
             f'{str(info.get("uuid"))[:8]}); what changed that night: '
             f'{what_changed(nights, before, start, case)}')
 
-
-def _notes(failed, short, gone):
-    '''One line per failed case, one for the figures too new to judge,
-    one for those gone tonight.'''
-    lines = [f'change points: {case} failed tonight: its figures have no '
-             f'value to judge' for case in sorted(failed)]
-    if short:
-        lines.append(f'change points: {len(short)} figure(s) with too few '
-                     f'nights to judge (new or renamed), e.g. {short[0][0]}'
-                     f' ({short[0][2]})')
-    if gone:
-        lines.append(f'change points: {len(gone)} figure(s) of cases that '
-                     f'ran tonight have no value tonight (renamed or '
-                     f'dropped), e.g. {gone[0]}')
-    return lines
-
-
-def _rules(cases):
-    '''``(a line saying how many thresholds were calibrated on their
-    nights and how many kept the conservative rule; one line per figure
-    judged for breakage only)``.'''
-    said = [(name, why) for name, _, why in cases]
-    calibrated = sum(calibration.CALIBRATED in why for _, why in said)
-    others = len(said) - calibrated
-    rules = [f'change points: {calibrated} of {len(said)} figure(s) with '
-             f'the threshold calibrated on their clean nights' +
-             (f', {others} with Bonferroni at {calibration.ALPHA:.0%} '
-              f'(fewer than {calibration.MIN_NIGHTS} clean nights)'
-              if others else '')] if said else []
-    return rules, [f'change points: {name} {calibration.BREAKAGE_ONLY}: '
-                   f'{why}' for name, why in said
-                   if calibration.BREAKAGE_ONLY in why]

@@ -21,9 +21,11 @@ With fewer than ``MIN_NIGHTS`` clean nights the conservative rule stays
 The same replicates with a step of ``GOAL`` (and twice it) added to their
 last ``WITHIN`` nights say how often such a step is caught: a figure that
 catches a step of twice the goal less than 9 times in 10 is judged for
-breakage only (a step counts when the figure is worse by ``BROKEN``).
+breakage only (a step counts when the figure is worse by ``BROKEN``), as
+is a figure the reference file declares so (:func:`declare`).
 '''
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
@@ -99,10 +101,20 @@ class Threshold:
     nights: int          #: clean nights it was calibrated on (0: none)
     caught: dict = None  #: {step: share of replicates caught in WITHIN}
     why: str = ''        #: the rule, said in the report
+    declared: str = ''   #: why the reference judges it for breakage only
 
     @property
     def breakage_only(self):
-        return bool(self.caught) and self.caught[2 * GOAL] < POWER
+        return bool(self.declared) or (
+            bool(self.caught) and self.caught[2 * GOAL] < POWER)
+
+
+def declare(rule, reason):
+    '''``rule`` judging for breakage only because the reference file
+    declares it, with ``reason``, whatever the nights show.'''
+    return dataclasses.replace(
+        rule, declared=reason, why=f'{rule.why}; {BREAKAGE_ONLY} (declared '
+        f'in the reference: {reason}): a step worse by {BROKEN:.0%}')
 
 
 def conservative(candidates, nights):

@@ -14,7 +14,8 @@ than ``calibration.MIN_NIGHTS`` of them, with ``ALPHA`` over the number of
 candidates (Bonferroni). Its size is the ratio of the geometric means
 minus one, with the t-test's confidence interval. A figure whose nights
 cannot show twice the goal's step 9 times in 10 is judged for breakage
-only. docs/changepoints.md says why this and not E-divisive
+only, as is one its reference file declares so (``changepoints:``,
+iogap.judge.breakage). docs/changepoints.md says why this and not E-divisive
 (apache-otava) or penalised segmentation (ruptures).
 '''
 
@@ -70,13 +71,14 @@ def _interval(before, after):
 
 
 def recent_step(values, better, window=WINDOW, history=HISTORY,
-                min_before=MIN_BEFORE, calibrated=True):
+                min_before=MIN_BEFORE, calibrated=True, breakage=None):
     '''``(step, reason)``: the most significant step in the worse direction
     among the last ``window`` nights of ``values`` (oldest first), or
     ``(None, why not)``. ``better`` is the figure's declared direction
     (:data:`HIGHER` or :data:`LOWER`); other figures are not judged.
     ``calibrated`` False keeps the conservative rule however many nights
-    (the benchmark's before).'''
+    (the benchmark's before). ``breakage``, the reason a reference file
+    gives, judges the figure for breakage only whatever its nights show.'''
     if better not in (HIGHER, LOWER):
         return None, 'the figure declares no better direction'
     if any(v is None or not v > 0 or math.isinf(v) for v in values):
@@ -96,6 +98,7 @@ def recent_step(values, better, window=WINDOW, history=HISTORY,
     rule = calibration.calibrate(np.log(values)[:first], len(logs), starts,
                                  history, worse) if calibrated else \
         calibration.conservative(len(starts), first)
+    rule = calibration.declare(rule, breakage) if breakage else rule
     before, after = logs[max(0, s - history):s], logs[s:]
     low, high = _interval(before, after)
     step = Step(int(s) + len(values) - len(logs), _ratio(before, after),

@@ -48,8 +48,9 @@ def check(ref):
                 _judged(ref, where, entry, fig.unit)
 
     effects.check(ref, ref.fail)
-    for i, entry in enumerate(ref.data['unjudged']):
-        _case(ref, ['unjudged', i], entry, partial=True)
+    for kind in ('unjudged', 'changepoints'):
+        for i, entry in enumerate(ref.data.get(kind) or []):
+            _case(ref, [kind, i], entry, partial=True)
 
 
 def _ratio(ref, where, entry):

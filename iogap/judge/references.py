@@ -1,6 +1,6 @@
 '''Reference store: ``reference/<system>.yaml``, checked before any job.
 
-Five lists and a count. ``absolute``: one figure of the test cases a
+Six lists and a count. ``absolute``: one figure of the test cases a
 partition runs (``params`` select them; parameters left out match any
 value, the most specific entry wins). ``ratios``: one figure divided by another
 (parameters left out take their default), or a curve of such ratios
@@ -10,6 +10,8 @@ slope, intercept) of a figure against a swept parameter. ``mechanisms``:
 a direct observation of a mechanism (a share of the bytes resident, or
 moved by the device) against a bound any healthy host meets. ``unjudged``:
 figures re-baselining found too noisy to judge, kept on record.
+``changepoints``: figures the change-point verdict judges for breakage
+only, each with its reason (iogap.judge.breakage).
 ``expected_skips``: how many cases a full night skips here, besides the
 judgements a host finds not applicable. Every judged entry carries ``ref:
 [value, lower, upper]`` (relative bounds as in ReFrame, ``null`` for

@@ -99,6 +99,11 @@ SCHEMA = {
             nights={'type': 'integer', 'minimum': 1, 'maximum': 30},
             noise=_JUDGED['noise'], provenance=_JUDGED['provenance'],
             waiver=_JUDGED['waiver'])},
+        # Figures the change-point verdict judges for breakage only
+        # (iogap.judge.breakage): the goal is out of reach, and why
+        'changepoints': {'type': ['array', 'null'], 'items': _entry(
+            ['test', 'partition', 'var', 'breakage_only'], **_CASE,
+            breakage_only={'type': 'string', 'minLength': 1})},
         'unjudged': {'type': ['array', 'null'], 'items': _entry(
             ['test', 'partition', 'var', 'reason'], reason={'type': 'string'},
             **_CASE)},

@@ -19,11 +19,11 @@ def figure_noise(ref, test, partition, params, var):
     '''``(cv, source)`` of one figure of one case.'''
     for entry in ref.data['absolute']:
         cv = (entry.get('noise') or {}).get('cv')
-        if cv is not None and _matches(entry, test, partition, params) and \
+        if cv is not None and matches(entry, test, partition, params) and \
                 entry['var'] == var:
             return cv, entry['noise'].get('source') or entry['provenance']
     for default in ref.data.get('noise') or []:
-        if _matches(default, test, partition, params) and \
+        if matches(default, test, partition, params) and \
                 fnmatch.fnmatchcase(var, default['var']):
             return default['cv'], default['source']
     raise Unknown(f'no noise known for {test} {var} on {partition} with '
@@ -31,7 +31,9 @@ def figure_noise(ref, test, partition, params, var):
                   f'a default under noise:')
 
 
-def _matches(item, test, partition, params):
+def matches(item, test, partition, params):
+    '''Whether an entry's (or a default's) test (a glob), partition and
+    params select the case ``test`` on ``partition`` with ``params``.'''
     given = item.get('params') or {}
     return fnmatch.fnmatchcase(test, item.get('test', '*')) and \
         item.get('partition', partition) == partition and \
