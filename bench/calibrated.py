@@ -16,7 +16,10 @@ bootstrapped (``BLOCK`` nights, a seed other than the detector's) into
 series judged the same way, and replayed in the order they ran (judged
 from the ``REAL_HISTORY``-th on); each real slowed night of a level after
 the ``REAL_HISTORY`` clean nights nearest before it (the first ones when
-fewer ran before it), followed by the next nights of the same level.
+fewer ran before it), followed by the next nights of the same level;
+each level's slowdown against the clean nights nearest each of its
+nights (the target check); and the step multiplied into series
+bootstrapped from the clean nights (what a device throttle cannot slow).
 '''
 
 import json
@@ -125,23 +128,19 @@ def real_trials(nights, level, trials):
     return found
 
 
+def applied_trials(nights, level, better, trials):
+    '''``[(clean history, the next nights slowed by level)]``: series
+    block-bootstrapped from the real clean nights with the step multiplied
+    into their last nights, for figures a device throttle cannot slow (the
+    cached re-read) and as a check of the throttled trials.'''
+    factor = 1 - level / 100 if better == HIGHER else 1 / (1 - level / 100)
+    return [(s[:REAL_HISTORY], [v * factor for v in s[REAL_HISTORY:]])
+            for s in bootstrapped(clean_of(nights), trials,
+                                  REAL_HISTORY + max(WITHIN))]
+
+
 #: A slowed night's own clean nights: this many nearest it, either side
 NEAR = 2
-
-
-def applied_trials(nights, level, better, trials):
-    '''``[(clean history, the next clean nights slowed by level)]``: the
-    step multiplied into the real clean nights, for figures a device
-    throttle cannot slow (the cached re-read) and as a check of the
-    throttled trials.'''
-    clean = clean_of(nights)
-    factor = 1 - level / 100 if better == HIGHER else 1 / (1 - level / 100)
-    last = len(clean) - max(WITHIN)
-    firsts = np.linspace(REAL_HISTORY, last, min(trials, max(
-        0, last - REAL_HISTORY + 1))).astype(int)
-    return [(clean[k - REAL_HISTORY:k], [v * factor for v in
-                                          clean[k:k + max(WITHIN)]])
-            for k in firsts]
 
 
 def slower(nights, level, better):
