@@ -11,12 +11,16 @@ runs left there.
 import os
 import sys
 
-from iogap import profile, progress, session
 # ReFrame's deprecation check, without reading every frame's source
-from iogap.core import deprecations  # noqa: F401
 # Jobs timed by the monotonic clock: a wall-clock step fails none
-from iogap.core import monoclock  # noqa: F401
+from iogap.core import (
+                            deprecations,  # noqa: F401
+                            monoclock,  # noqa: F401
+                            session,
+)
 from iogap.judge import references
+from iogap.plan import progress
+from iogap.site import profile
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 #: ReFrame's own --prefix (or RFM_PREFIX) first, IOGAP_OUTPUT where neither
@@ -32,6 +36,7 @@ _system.setdefault('prefix', OUTPUT)
 RESULTS_DB = os.path.abspath(os.environ.get('IOGAP_RESULTS_DB') or
                              os.path.join(OUTPUT, 'results.db'))
 references.load(_system['name'], profile.parts())
+references.say_what_is_judged(_system)
 session.start(sys.argv, _system, OUTPUT, RESULTS_DB)
 # stdout's status lines end with the time left, from the planner's costs
 progress.register(RESULTS_DB)
@@ -68,7 +73,7 @@ site_configuration = {
         'sqlite_db_file': RESULTS_DB,
     }],
     'logging': [{
-        # stdout, its status lines with the time left (iogap.progress)
+        # stdout, its status lines with the time left (iogap.plan.progress)
         'handlers$': [{'type': 'iogap_progress', 'name': 'stdout',
                        'level': 'info', 'format': '%(message)s'}],
         'handlers': session.file_handlers(sys.argv, OUTPUT),

@@ -59,15 +59,15 @@ fi
     echo "setup: installing the Python packages failed" >&2; exit 1; }
 export PATH="$PWD/.venv/bin:$PATH"
 
-# The selected system's overlay (the same --system reframe gets). Status 3:
+# The selected system's overlay (the same --system reframe gets). Status 5:
 # the Spack source cannot be reached, said in one line; go on without it
 status=0
 if [ "$what" = suite ]; then
-    python -m iogap.tools.spack build "$@" || status=$?
+    iogap spack build "$@" || status=$?
 else
-    python -m iogap.tools.spack build || status=$?
+    iogap spack build || status=$?
 fi
-if [ "$status" != 0 ] && [ "$status" != 3 ]; then
+if [ "$status" != 0 ] && [ "$status" != 5 ]; then
     exit "$status"
 fi
 

@@ -28,7 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def plan(args, night, out):
     path = os.path.join(out, f'plan-{night}.json')
-    cmd = [sys.executable, '-m', 'iogap.plan', 'night', '--system',
+    cmd = [sys.executable, '-m', 'iogap', 'plan', 'night', '--system',
            'minicluster', '--night', str(night), '--wall', args.wall,
            '--json', path, '--db', os.path.join(out, 'output', 'results.db')]
     if args.within:
@@ -65,9 +65,9 @@ def universe(within):
     '''The cases of the plan's universe and its judgements, as planned
     (the profile loaded here as reframe loads it).'''
     sys.path.insert(0, ROOT)
-    from iogap import profile
+    from iogap.site import profile
     from iogap.judge import references
-    from iogap.plan import cases
+    from iogap.plan import inventory as cases
     profile.load(['--system', 'minicluster'], os.environ)
     profile.parametrize(profile.current())
     references.load('minicluster', profile.parts())

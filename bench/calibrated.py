@@ -1,5 +1,5 @@
 '''The change-point threshold before and after its calibration
-(iogap.judge.calibration), on simulated nights at the measured spreads and
+(iogap.judge.threshold), on simulated nights at the measured spreads and
 on the real nights of bench/nights.py.
 
     python bench/detection.py calibrated -o DIR [--trials 40]
@@ -31,7 +31,7 @@ from bench import detectors
 from bench.trials import WITHIN, clean_of, levels, pools
 from iogap.core import registry
 from iogap.core.figures import HIGHER
-from iogap.judge import calibration, changepoint, noise
+from iogap.judge import threshold as calibration, changepoint, noise
 
 #: Night-to-night spreads measured on this machine kind (issue 40): direct
 #: dd, cached re-read, IOR direct with two ranks on two shared cores

@@ -41,7 +41,7 @@ from iogap.core.figures import HIGHER   # noqa: E402
 from iogap.dd.figures import BW as DD_BW   # noqa: E402
 from iogap.judge import noise   # noqa: E402
 from iogap.osu.figures import LATENCY_SMALLEST   # noqa: E402
-from iogap.profile import hostinfo   # noqa: E402
+from iogap.site import hostinfo   # noqa: E402
 
 #: Figures judged, by the method that slows them: (check, params, var)
 #: (names from the figures' declarations)

@@ -152,7 +152,7 @@ def run_nights(out, count, env, groups, gap=0, cpu=True, cycle=CYCLE):
 
 def main(argv=None):
     import argparse
-    from iogap.profile import hostinfo
+    from iogap.site import hostinfo
     parser = argparse.ArgumentParser(prog='bench/detection.py nights',
                                      description=__doc__.split('\n')[0])
     parser.add_argument('-o', '--out', required=True)

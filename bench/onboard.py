@@ -5,7 +5,7 @@ local Slurm (a copy of the repository, so nothing here changes):
     eval "$(ci/local-slurm start)"        (or --nodes 2)
     python bench/onboard.py [--budget H] [--select REGEX ...] [--out DIR]
 
-The command is the README's ("Adding a system"): ``python -m iogap.profile
+The command is the README's ("Adding a system"): ``iogap profile
 onboard site --budget H --night``, which writes the profile, prices the
 baseline with the planner, chooses dd's size and the runs within the
 budget, runs the baseline, re-baselines and runs the first judged night.
@@ -22,7 +22,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-from iogap.profile.pricing import SELECT  # noqa: E402
+from iogap.night.pricing import SELECT  # noqa: E402
 
 
 def main():
@@ -42,7 +42,7 @@ def main():
                IOGAP_OUTPUT=os.path.join(args.out, 'output'))
     # The tools come from IOGAP_SPACK_VIEW or PATH: a Spack named here
     # would build the whole stack in a job first (README, "Adding a system")
-    cmd = [sys.executable, '-m', 'iogap.profile', 'onboard', 'site',
+    cmd = [sys.executable, '-m', 'iogap', 'profile', 'onboard', 'site',
            '--scratch', os.path.join(args.out, 'scratch'), '--no-spack',
            '--budget', args.budget, '--night', '--select', *args.select]
     start = time.monotonic()
@@ -51,7 +51,7 @@ def main():
     took = time.monotonic() - start
     print(proc.stdout)
     lines = [l for l in proc.stdout.splitlines()
-             if l.startswith(('iogap.onboard:', 'iogap.profile:'))]
+             if l.startswith(('iogap.onboard:', 'iogap.site.profile:'))]
     print(f'onboard: {took:.0f} s, exit {proc.returncode}', *lines,
           sep='\n')
     sys.exit(proc.returncode)

@@ -34,8 +34,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from iogap.core import steps  # noqa: E402
-from iogap.core.paired import geometric_mean  # noqa: E402
-from iogap.dd.paired import ratios  # noqa: E402
+from iogap.core.control import geometric_mean  # noqa: E402
+from iogap.dd.control import ratios  # noqa: E402
 from iogap.dd.parse import dd_record  # noqa: E402
 
 SELECT = ('DDSingleStream.*%cpu_bind=default.*%darshan=off'

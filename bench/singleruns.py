@@ -10,7 +10,7 @@ import sys
 
 from bench import cgroups
 from iogap.dd.figures import BW as DD_BW
-from iogap.profile import hostinfo
+from iogap.site import hostinfo
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -16,7 +16,7 @@ mkdir -p "$out"
 seconds() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN {printf "%.0f", b - a}'; }
 
 t0=$(date +%s.%N)
-IOGAP_SPACK_ENV=$out/spack/generic .venv/bin/python -m iogap.tools.spack \
+IOGAP_SPACK_ENV=$out/spack/generic .venv/bin/iogap spack \
     build 2>&1 | tee "$out/cold.log"
 echo "cold build (concretize + install): $(seconds "$t0") s"
 

@@ -39,7 +39,7 @@ PROJECT = ('iogap', 'checks')
 
 #: Modules that list every shell tool (the package's manifest), whose
 #: mention says nothing about which ones a case runs
-_MANIFESTS = ('iogap/tools/own.py',)
+_MANIFESTS = ('iogap/site/spack/own.py',)
 
 
 def _imported(modules, root):
@@ -55,7 +55,7 @@ def _imported(modules, root):
 
 
 def _shell_tools(files, root):
-    '''The project's job-side tools (iogap/tools/own.py) named by the
+    '''The project's job-side tools (iogap/site/spack/own.py) named by the
     modules ``files``, and those the named tools name in turn.'''
     tools = runpy.run_path(os.path.join(root, _MANIFESTS[0]))['FILES']
     texts = [open(os.path.join(root, f)).read() for f in files
@@ -132,7 +132,7 @@ def lines(root, files):
 def walk(root, check, family):
     '''``(files, hooks, classes)`` of the case of ``family``.'''
     sys.path.insert(0, root)
-    from iogap import profile
+    from iogap.site import profile
     from iogap.core import registry
     if profile.current() is None:    # the tests have loaded it already
         profile.load(['--system', 'cori'], {})

@@ -3,7 +3,8 @@ and the write at each CPU clock of a +cpufreq partition.'''
 
 import reframe as rfm
 
-from iogap.dd import stream, sweep
+from iogap.dd import clocks as sweep
+from iogap.dd import stream
 
 
 @rfm.simple_test

@@ -7,7 +7,7 @@ import sys
 import reframe as rfm
 from reframe.core.builtins import parameter
 
-from iogap import session
+from iogap.core import session
 from iogap.judge import readings
 
 

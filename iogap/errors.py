@@ -1,6 +1,11 @@
-'''Errors that reach the user as one line, never as a traceback.'''
+'''Errors that reach the user as one line, never as a traceback, and the
+exit statuses every command keeps.'''
 
 from reframe.core.exceptions import ReframeError
+
+#: The exit statuses of every ``iogap`` command (and ``setup.sh``)
+EXIT = {'ok': 0, 'red': 1, 'usage': 2, 'unjudged': 3, 'input': 4,
+        'unreachable': 5}
 
 
 class IogapError(ReframeError):
@@ -34,3 +39,8 @@ class ScratchError(IogapError):
 class ReferenceFileError(Located, IogapError):
     '''A reference file is malformed; the message names file, line, key and
     value.'''
+
+
+class Unreachable(IogapError):
+    '''A source the command needs cannot be reached (no network, no
+    answer): it says so in one line, and what can run without it does.'''

@@ -1,7 +1,7 @@
 '''TEMPLATE: a new site's profile. Rather than editing it by hand, write
 one from the cluster itself on a login node:
 
-    python -m iogap.profile new <system>
+    iogap profile new <system>
 
 Otherwise copy it to systems/<system>.py (the file is named after the
 system), edit what is marked EDIT, add systems/spack/<overlay>.yaml for

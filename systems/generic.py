@@ -9,8 +9,8 @@ file-system type here and probed for real by every direct-mode job.
 
 import os
 
-from iogap.profile import hostinfo
-from iogap.tools import spack
+from iogap.site import hostinfo
+from iogap.site.spack import stack as spack
 
 HOSTNAMES = [r'.*']
 

@@ -48,9 +48,9 @@ addresses would leave by its default route. Loading this profile with
 import os
 
 from iogap.errors import ProfileError
-from iogap.profile import hostinfo
-from iogap.profile.slurm import SCONTROL
-from iogap.tools import spack
+from iogap.site import hostinfo
+from iogap.site.slurm import SCONTROL
+from iogap.site.spack import stack as spack
 
 HOSTNAMES = []
 

@@ -22,11 +22,11 @@ node only the other core, so the core-spec variant reserves 1 core here
 
 ReFrame's ``slurm`` backend polls ``sacct``, which needs slurmdbd; the
 local Slurm has none, so the profile uses the library's ``slurm-scontrol``
-backend (iogap.profile.slurm).
+backend (iogap.site.slurm).
 '''
 
-from iogap.profile import hostinfo
-from iogap.profile.slurm import SCONTROL
+from iogap.site import hostinfo
+from iogap.site.slurm import SCONTROL
 
 HOSTNAMES = []
 

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from iogap import profile
+from iogap.site import profile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -130,7 +130,7 @@ def data():
 
 def built_view():
     '''The view setup.sh built for this host's tests, or ``None``.'''
-    from iogap.tools import spack
+    from iogap.site.spack import stack as spack
     env = spack.environment_for({'spack_overlay': 'generic'}, 'anyhost')
     return env.view if env.ready() else \
         (os.environ.get('IOGAP_SPACK_VIEW') or None)

@@ -3,7 +3,7 @@
 
     python tests/plan_profiles.py OUTDIR SYSTEM... 
 
-writes OUTDIR/SYSTEM.json as ``python -m iogap.plan night --json F
+writes OUTDIR/SYSTEM.json as ``iogap plan night --json F
 --rotation --node-hours 40% --night 5 --db /dev/null`` does.'''
 
 import os
@@ -11,7 +11,7 @@ import sys
 
 import reframe.core.pipeline  # noqa: F401 (imported once, before forking)
 
-from iogap import profile  # noqa: F401
+from iogap.site import profile  # noqa: F401
 
 if __name__ == '__main__':
     out, systems = sys.argv[1], sys.argv[2:]
@@ -19,14 +19,16 @@ if __name__ == '__main__':
     for system in systems:
         pid = os.fork()
         if pid == 0:
-            from iogap.plan import __main__ as cli
+            from iogap.__main__ import main
             try:
-                cli.main(['night', '--system', system, '--node-hours', '40%',
-                          '--night', '5', '--rotation', '--db', os.devnull,
-                          '--json', os.path.join(out, f'{system}.json')])
+                status = main(['plan', 'night', '--system', system,
+                               '--node-hours', '40%', '--night', '5',
+                               '--rotation', '--db', os.devnull, '--json',
+                               os.path.join(out, f'{system}.json')])
             except SystemExit as err:
                 os._exit(1 if err.code else 0)
-            os._exit(0)
+            else:
+                os._exit(1 if status else 0)
         children.append((system, pid))
     failed = [s for s, pid in children if os.waitpid(pid, 0)[1]]
     sys.exit(f'failed: {failed}' if failed else 0)

@@ -13,12 +13,13 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from iogap import profile
+from iogap.site import profile
 from iogap.core import stats
 from iogap.errors import ReferenceFileError
 from iogap.judge import audit, references
 from iogap.judge.audit import model
-from iogap.report import load as load_report, plot_judge
+from iogap.history import load as load_report
+from iogap.report import plot_judge
 
 pytestmark = pytest.mark.usefixtures('cori')
 
@@ -51,7 +52,7 @@ def test_a_judgement_over_budget_is_refused_in_one_line(tmp_path):
     assert 'ratios[0].ref: fails 47.7% of healthy nights at 1.5x its ' \
         'noise' in message and 'budget 1%' in message
     assert re.search(r'noise 14.1%, 2\d\.\d% at it', message)
-    assert 'waiver:' in message and 'python -m iogap.judge.audit' in message
+    assert 'waiver:' in message and 'iogap audit' in message
 
 
 def test_a_waiver_admits_it_and_the_audit_still_shows_the_rate(tmp_path):
@@ -128,13 +129,13 @@ def test_the_report_shows_a_judgements_rate_beside_its_band():
 
 def test_docs_audit_is_in_sync_and_every_judgement_can_pass_and_fail():
     proc = subprocess.run(
-        [sys.executable, '-m', 'iogap.judge.audit', '--markdown'] +
+        [sys.executable, '-m', 'iogap', 'audit', '--markdown'] +
         [f'reference/{s}.yaml' for s in SYSTEMS], cwd=ROOT,
         capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     with open(os.path.join(ROOT, 'docs', 'audit.md')) as fp:
         assert fp.read() == proc.stdout, 'regenerate docs/audit.md: ' \
-            'python -m iogap.judge.audit --markdown reference/{' + \
+            'iogap audit --markdown reference/{' + \
             ','.join(SYSTEMS) + '}.yaml > docs/audit.md'
     # each shipped judgement: within budget at 1.5x its noise or waived,
     # and some regression of its figures fails it 9 nights in 10

@@ -13,8 +13,10 @@ import sys
 import pytest
 
 from conftest import ROOT
-from iogap import profile
-from iogap.errors import IogapError, ProfileError, ReferenceFileError
+from iogap.site import profile
+from iogap.__main__ import main as iogap
+from iogap.errors import EXIT, IogapError, ProfileError, ReferenceFileError
+from iogap.site import selection
 from iogap.judge import references
 
 #: A placement key misspelt inside a nested extra
@@ -88,7 +90,7 @@ PLANS = [
                                                e.items())])
                               for a, e, _ in PLANS])
 def test_a_bad_plan_input_is_one_line(argv, env, said):
-    one_line(run('iogap.plan', 'night', *argv, **env), said)
+    one_line(run('iogap', 'plan', 'night', *argv, **env), said)
 
 
 def test_a_plan_with_nowhere_to_go_or_no_history_to_read_is_one_line(
@@ -97,7 +99,7 @@ def test_a_plan_with_nowhere_to_go_or_no_history_to_read_is_one_line(
     garbage.write_bytes(os.urandom(3000))
 
     def plan(*argv):
-        return run('iogap.plan', *argv)
+        return run('iogap', 'plan', *argv)
     # a history that cannot be read was taken for none: a plan of nothing ran
     one_line(plan('night', '--node-hours', '1', '--db', str(garbage)),
              f'results database {garbage} is not an SQLite database: no '
@@ -137,9 +139,10 @@ NIGHTS = [
 def test_a_bad_nightly_variable_is_one_red_line_before_anything_runs(
         tmp_path, env, said):
     history = tmp_path / 'history'
-    proc = run('ci.nightly', 'suite', IOGAP_OUTPUT=str(tmp_path / 'out'),
+    proc = run('iogap', 'night', IOGAP_OUTPUT=str(tmp_path / 'out'),
                IOGAP_RESULTS_DB=str(history / 'results.db'), **env)
-    assert one_line(proc, said).startswith('nightly: RED: ')
+    assert one_line(proc, said).startswith('iogap night: ')
+    assert proc.returncode == EXIT['input']
     assert 'reframe' not in proc.stdout
     assert not history.exists() and not (tmp_path / 'out').exists()
 
@@ -151,8 +154,9 @@ def test_a_verdict_on_reframe_output_that_is_not_there_is_one_line(
                           'planned-night-minicluster.json')
     for where, said in ((tmp_path / 'none.out', 'is not a file (it does not '
                          'exist)'), (tmp_path, 'is not a file')):
-        one_line(run('ci.nightly', 'verdict', report, '--stdout',
-                     str(where)), f"--stdout: '{where}' {said}")
+        proc = run('iogap', 'verdict', report, '--stdout', str(where))
+        one_line(proc, f"'{where}' {said}")
+        assert proc.returncode == EXIT['input']
 
 
 @pytest.fixture
@@ -160,7 +164,7 @@ def systems(tmp_path, monkeypatch):
     '''A systems/ of its own: the shipped profiles, one of them to break.'''
     path = tmp_path / 'systems'
     shutil.copytree(os.path.join(ROOT, 'systems'), path)
-    monkeypatch.setattr(profile.selection, 'SYSTEMS_DIR', str(path))
+    monkeypatch.setattr(selection, 'SYSTEMS_DIR', str(path))
     return path
 
 
@@ -248,10 +252,10 @@ def repo(tmp_path):
 def test_a_broken_sibling_profile_stops_no_other_systems_command(repo):
     report = os.path.join('tests', 'data', 'plan',
                           'planned-night-minicluster.json')
-    proc = run('iogap.rebaseline', report, '--dry-run', cwd=repo)
+    proc = run('iogap', 'rebaseline', report, '--dry-run', cwd=repo)
     assert proc.returncode == 0 and '+++ b/reference/minicluster.yaml' in \
         proc.stdout, proc.stdout + proc.stderr
-    audit = run('iogap.judge.audit', 'reference/cori.yaml', cwd=repo)
+    audit = run('iogap', 'audit', 'reference/cori.yaml', cwd=repo)
     assert audit.returncode == 0, audit.stdout + audit.stderr
     for proc in (proc, audit):
         [notice] = [line for line in proc.stderr.splitlines()
@@ -299,10 +303,9 @@ def test_a_reference_file_that_is_no_text_is_one_line(tmp_path, capsys,
     with pytest.raises(ReferenceFileError) as err:
         references.load('anyhost', [])
     assert str(err.value).startswith(f'{path}{said}')
-    from iogap.judge.audit.__main__ import main as audit
-    assert audit([str(path)]) == 2
+    assert iogap(['audit', str(path)]) == EXIT['input']
     assert capsys.readouterr().err.splitlines() == [
-        f'python -m iogap.judge.audit: {err.value}']
+        f'iogap audit: {err.value}']
 
 
 def test_a_reference_directory_that_is_not_there_is_refused(monkeypatch):

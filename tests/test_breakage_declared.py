@@ -16,12 +16,16 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+
+from iogap.errors import EXIT
+
+from iogap.history import sessions
 import yaml
 
-from ci.nightly import __main__ as nightly
-from ci.nightly import changepoint as cp
+from iogap.night import driver as nightly
+from iogap.judge import acrossnights as cp
 from conftest import ROOT
-from iogap import profile
+from iogap.site import profile
 from iogap.core.figures import HIGHER
 from iogap.errors import ReferenceFileError
 from iogap.judge import breakage, changepoint, references
@@ -89,9 +93,9 @@ def test_a_malformed_declaration_is_one_line(tmp_path, entry, message):
 
 def test_the_audit_says_a_malformed_declaration_in_one_line(tmp_path):
     path = write(tmp_path, [_without('breakage_only')])
-    proc = subprocess.run([sys.executable, '-m', 'iogap.judge.audit', path],
+    proc = subprocess.run([sys.executable, '-m', 'iogap', 'audit', path],
                           capture_output=True, text=True, cwd=ROOT)
-    assert proc.returncode == 2 and 'Traceback' not in proc.stderr
+    assert proc.returncode == EXIT['input'] and 'Traceback' not in proc.stderr
     assert proc.stderr.count('\n') == 1 and "changepoints[0]: " \
         "'breakage_only' is a required property" in proc.stderr
 
@@ -201,7 +205,7 @@ def test_the_nights_change_points_read_the_systems_reference(tmp_path,
     # nights, the reference file taken from IOGAP_REFERENCE_DIR
     path = copy_db(tmp_path, step=True)
     report = tmp_path / 'run.json'
-    report.write_text(json.dumps({'session_info': cp.sessions(path)[-1][0]}))
+    report.write_text(json.dumps({'session_info': sessions.sessions(path)[-1][0]}))
     junit = tmp_path / 'junit.xml'
     ET.ElementTree(ET.Element('testsuites')).write(junit)
     night = types.SimpleNamespace(results_db=path, junit=str(junit))

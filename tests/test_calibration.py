@@ -1,5 +1,5 @@
 '''The change-point threshold set to the false-alarm budget on a figure's
-clean nights (iogap.judge.calibration), and the spread without its
+clean nights (iogap.judge.threshold), and the spread without its
 small-sample factor once there are enough nights (iogap.judge.noise).
 Series are simulated with fixed seeds, said so where they are made; the
 scan is checked against scipy on the real nights of tests/data.'''
@@ -9,9 +9,11 @@ import math
 import numpy as np
 import pytest
 
-from ci.nightly import changepoint as cp
+from iogap.history import sessions
+
+from iogap.judge import acrossnights as cp
 from iogap.core.figures import HIGHER, LOWER
-from iogap.judge import calibration, changepoint, noise
+from iogap.judge import threshold as calibration, changepoint, noise
 from test_changepoint import DB
 
 STARTS = list(range(20, 25))
@@ -30,7 +32,7 @@ def nights(sigma, count, seed, rho=0.0):
 
 def test_the_scan_is_scipys_t_test_on_real_nights():
     from scipy import stats
-    series, _ = cp.series(cp.sessions(DB))
+    series, _ = sessions.series(sessions.sessions(DB))
     for points in series.values():
         logs = np.log([v for _, v in points])
         starts = list(range(5, len(logs)))

@@ -12,8 +12,12 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from ci.nightly import __main__ as nightly
-from ci.nightly import changepoint as cp
+from iogap.__main__ import main as iogap
+from iogap.errors import EXIT
+from iogap.history import sessions
+from iogap.night.junit import add_junit
+from iogap.night import driver as nightly
+from iogap.judge import acrossnights as cp
 from iogap.core.figures import HIGHER, LOWER
 from iogap.judge import changepoint
 
@@ -71,9 +75,9 @@ def test_the_clean_nights_are_steady():
 
 def test_a_step_is_found_where_it_started_with_its_size(tmp_path):
     path = copy_db(tmp_path, step=True)
-    nights = cp.sessions(path)
+    nights = sessions.sessions(path)
     lines, found, cases = cp.judge(path)
-    series, _ = cp.series(nights)
+    series, _ = sessions.series(nights)
     judged = [name for name, status, _ in cases]
     assert [name for name, _ in found] == [n for n in judged if n in dict(
         found)] and found, lines
@@ -128,13 +132,13 @@ def test_a_short_history_is_one_line_and_no_alert(tmp_path):
 
 
 def test_only_the_nights_up_to_tonight_are_read():
-    nights = cp.sessions(DB)
-    assert [i['uuid'] for i, _ in cp.sessions(DB, kept=3)] == \
+    nights = sessions.sessions(DB)
+    assert [i['uuid'] for i, _ in sessions.sessions(DB, kept=3)] == \
         [i['uuid'] for i, _ in nights[-3:]]
     tonight = nights[4][0]['uuid']
-    assert [i['uuid'] for i, _ in cp.sessions(DB, tonight)] == \
+    assert [i['uuid'] for i, _ in sessions.sessions(DB, tonight)] == \
         [i['uuid'] for i, _ in nights[:5]]
-    assert cp.sessions(DB, 'no-such-session') == []
+    assert sessions.sessions(DB, 'no-such-session') == []
 
 
 def test_a_missing_database_is_one_line(tmp_path):
@@ -178,7 +182,7 @@ def test_a_failed_case_is_one_line_and_no_alert(tmp_path):
 def test_a_latency_steps_up_not_down(tmp_path):
     # Derived: the reciprocal of a stepped real bandwidth series behaves
     # like a latency; the direction comes from the declaration alone
-    series, _ = cp.series(cp.sessions(copy_db(tmp_path, step=True)))
+    series, _ = sessions.series(sessions.sessions(copy_db(tmp_path, step=True)))
     key = next(k for k in series if k[2] == 'read_3x_bw' and
                'buffered' in k[1])
     values = [v for _, v in series[key]]
@@ -207,7 +211,7 @@ def test_steps_are_their_own_junit_suite(tmp_path):
     ET.ElementTree(ET.Element('testsuites')).write(junit)
     _, found, cases = cp.judge(copy_db(tmp_path, step=True))
     assert found
-    cp.add_junit(str(junit), cases)
+    add_junit(str(junit), cases)
     [suite] = ET.parse(junit).getroot().findall('testsuite')
     assert suite.get('name') == 'changepoint'
     assert int(suite.get('failures')) == sum(s == 'step' for _, s, _ in cases)
@@ -230,11 +234,11 @@ def test_a_step_turns_a_green_night_red():
 def test_the_report_page_shows_the_step_beside_the_band(tmp_path,
                                                        monkeypatch):
     from matplotlib.figure import Figure
-    from iogap.report.__main__ import main
+    from iogap.report import write_page
     monkeypatch.setattr(Figure, 'savefig', lambda self, path, **kw: open(
         path, 'wb').write(b'\x89PNG\r\n\x1a\n'))
     out, path = tmp_path / 'report', copy_db(tmp_path, step=True)
-    assert main(['--db', path, '-o', str(out)]) == 0
+    write_page(db=path, output=str(out))
     manifest = json.loads((out / 'figures.json').read_text())
     history = next(s for s in manifest['sections'] if s['key'] == 'history')
     head, rows = history['table']['head'], history['table']['rows']
@@ -249,7 +253,7 @@ def test_the_report_page_shows_the_step_beside_the_band(tmp_path,
 
 def test_provenance_names_the_kernel_and_the_spack_lock(tmp_path):
     import hashlib
-    from ci.nightly import provenance
+    from iogap.night import provenance
     from conftest import built_view
     view = built_view()
     lock = view and os.path.join(os.path.dirname(view), 'spack.lock')
@@ -269,15 +273,16 @@ def test_provenance_names_the_kernel_and_the_spack_lock(tmp_path):
 
 
 def test_the_command_line_judges_a_database(tmp_path, capsys):
-    assert nightly.main(['changepoints', DB]) == 0
+    assert iogap(['changepoints', DB]) == 0
     rules, last = capsys.readouterr().out.splitlines()
     assert last.startswith('STEADY: 0 step change(s)')
     # Eight nights: too few to calibrate, said so
     assert rules == 'change points: 0 of 6 figure(s) with the threshold ' \
         'calibrated on their clean nights, 6 with Bonferroni at 1% (fewer ' \
         'than 60 clean nights)'
-    assert nightly.main(['changepoints', copy_db(tmp_path, step=True)]) == 1
+    assert iogap(['changepoints', copy_db(tmp_path, step=True)]) == 1
     assert 'STEP ' in capsys.readouterr().out
-    assert nightly.main(['changepoints', str(tmp_path / 'none.db')]) == 2
-    out = capsys.readouterr().out
-    assert out.count('\n') == 1 and 'unreadable' in out
+    assert iogap(['changepoints', str(tmp_path / 'none.db')]) == \
+        EXIT['input']
+    err = capsys.readouterr().err
+    assert err.count('\n') == 1 and 'none.db' in err

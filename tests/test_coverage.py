@@ -1,5 +1,5 @@
 '''What a night judged, out of what its reference file holds
-(iogap.coverage): said on every night, in the summary and the JUnit
+(iogap.judge.coverage): said on every night, in the summary and the JUnit
 report; a night that judged nothing, or less than the site's minimum, is
 NOT JUDGED or UNDER-JUDGED (exit 2), never GREEN.'''
 
@@ -9,8 +9,9 @@ import xml.etree.ElementTree as ET
 import pytest
 import yaml
 
-from ci.nightly import junit, verdict
-from iogap import coverage
+from iogap.night import junit
+from iogap.judge import verdict
+from iogap.judge import coverage
 
 REFERENCE = {'system': 'anyhost', 'expected_skips': 0, 'absolute': [
     {'test': 'DDSingleStream', 'partition': 'default',

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import yaml
 
-from iogap import profile
+from iogap.site import profile
 from iogap.errors import IogapError, ReferenceFileError
 from iogap.judge import audit, effects, readings, references
 

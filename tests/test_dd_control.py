@@ -7,11 +7,11 @@ import re
 import pytest
 
 from conftest import copy_of_project, run_reframe
-from iogap import profile
-from iogap.dd.paired import control_count
+from iogap.site import profile
+from iogap.dd.control import control_count
 from iogap.errors import IogapError
 from iogap.judge import references
-from iogap.plan import cases, cost
+from iogap.plan import inventory as cases, cost
 
 MiB = 2**20
 

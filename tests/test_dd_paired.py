@@ -9,11 +9,11 @@ import sqlite3
 
 import pytest
 
-from ci.nightly import changepoint as cp
+from iogap.judge import acrossnights as cp
 from iogap.core import registry, steps
 from iogap.core.figures import HIGHER
 from iogap.dd.figures import PAIRED, PATTERNS
-from iogap.dd.paired import paired, ratios
+from iogap.dd.control import paired, ratios
 from iogap.dd.parse import dd_record
 from iogap.errors import IogapError
 

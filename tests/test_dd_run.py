@@ -14,7 +14,7 @@ import pytest
 from conftest import ROOT, cases, perf, run_reframe
 from iogap.judge import unexpected_skips
 from iogap.judge.skips import NOT_APPLICABLE
-from iogap.profile import hostinfo
+from iogap.site import hostinfo
 
 pytestmark = pytest.mark.reframe
 

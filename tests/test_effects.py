@@ -98,10 +98,10 @@ def test_the_series_divides_by_the_other_ratio_on_common_nights():
 
 
 def test_the_nightly_judges_coris_effects_from_its_ratios_series(cori):
-    # the series the nightly reads back (ci.nightly.changepoint.series):
+    # the series the nightly reads back (iogap.judge.acrossnights.series):
     # core specialization's gain holds 20 nights, then is gone for 20
     # (7 % a night: from the 40th night the site's own spread is used)
-    from ci.nightly import effects as nightly
+    from iogap.judge import acrossnights as nightly
     from iogap.judge import audit, references
     ref = references.File(os.path.join(ROOT, 'reference', 'cori.yaml'),
                           'cori', cori, enforce=False)

@@ -142,7 +142,7 @@ def test_the_walk_follows_imports_and_the_tools_they_name(tmp_path):
             'iogap/fam/a.py': 'def f():\n    from iogap.fam import b\n',
             'iogap/fam/b.py': "TOOL = 'probe.sh'\n",
             'iogap/fam/probe.sh': 'echo\n', 'iogap/fam/unused.py': '',
-            'iogap/tools/own.py': "FILES = {'probe.sh': "
+            'iogap/site/spack/own.py': "FILES = {'probe.sh': "
                                   "'iogap/fam/probe.sh'}\n"}.items():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text(text)

@@ -1,6 +1,6 @@
 '''The history database after any night: ReFrame's own stored-session
 tools read it. ReFrame 4.10 cannot read back a session whose info holds a
-'}' (iogap.storedinfo): the split night's ``--report-file
+'}' (iogap.history.storedinfo): the split night's ``--report-file
 '...-{sessionid}.json'`` did that for good (tests/data/plan's database is
 one such night, kept as it was). A damaged history is mended, saying so
 in one line, and loses no session.'''
@@ -13,7 +13,7 @@ import sqlite3
 import pytest
 
 from conftest import ROOT, run_reframe
-from iogap import resultsdb, storedinfo
+from iogap.history import resultsdb, storedinfo
 
 #: A split night's history as ReFrame 4.10 left it (4 sessions, all
 #: unreadable by --list-stored-sessions)
@@ -151,11 +151,10 @@ def test_tonight_is_placed_in_the_quartile_of_the_past_nights():
 
 
 def test_the_report_draws_each_figure_beside_its_past_nights(tmp_path):
-    from iogap.report.__main__ import main
+    from iogap.report import write_page
     from test_changepoint import copy_db
     out = tmp_path / 'report'
-    assert main(['--db', str(copy_db(tmp_path, step=True)), '-o',
-                 str(out)]) == 0
+    write_page(db=str(copy_db(tmp_path, step=True)), output=str(out))
     manifest = json.loads((out / 'figures.json').read_text())
     [history] = [f for s in manifest['sections'] if s['key'] == 'history'
                  for f in s['figures']]

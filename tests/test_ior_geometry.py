@@ -9,7 +9,7 @@ from iogap.core.variants import core_specs, size_bytes
 from iogap.errors import IogapError
 from iogap.pio.collective import (CB_ROUNDS, cb_transfer, collective_point,
                                   segment_count, size_text)
-from iogap.profile import _every_shipped_part
+from iogap.site.profile import _every_shipped_part
 
 
 def test_the_transfer_doubles_until_the_largest_buffer_limits():

@@ -8,7 +8,7 @@ from iogap.core.variants import size_bytes
 from iogap.errors import IogapError
 from iogap.pio import parse as iorparse
 from iogap.pio.base import ppn_sweep
-from iogap.profile import Part, _every_shipped_part
+from iogap.site.profile import Part, _every_shipped_part
 
 MiB = 2**20
 

@@ -146,7 +146,7 @@ def test_rebaselined_references_pass_next_time_and_a_moved_one_fails(
     [report] = [os.path.join(first.out, 'reports', f)
                 for f in os.listdir(os.path.join(first.out, 'reports'))]
     patch = tmp_path / 'rebaseline.patch'
-    proc = subprocess.run([sys.executable, '-m', 'iogap.rebaseline', report,
+    proc = subprocess.run([sys.executable, '-m', 'iogap', 'rebaseline', report,
                            '--patch', str(patch)], cwd=ROOT, text=True,
                           capture_output=True, env=dict(os.environ, **env))
     assert proc.returncode == 0, proc.stderr

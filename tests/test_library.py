@@ -23,27 +23,6 @@ def test_families_register_themselves_and_the_core_names_none():
                                  r'MDTest|Fio)[A-Z]\w+', text), name
 
 
-def _walks():
-    '''``{case: set of files}`` listed between the walk markers of
-    docs/architecture.md.'''
-    with open(os.path.join(ROOT, 'docs', 'architecture.md')) as fp:
-        text = fp.read()
-    return {name: set(re.findall(r'`((?:checks|iogap)/[\w/.-]+)`', body))
-            for name, body in re.findall(r'<!-- walk (\w+) -->(.*?)'
-                                         r'<!-- end walk -->', text, re.S)}
-
-
-def test_the_architecture_walks_name_the_files_a_case_uses():
-    sys.path.insert(0, os.path.join(ROOT, 'bench'))
-    import walk
-    documented = _walks()
-    assert set(documented) == set(walk.CASES)
-    for name, (check, family) in walk.CASES.items():
-        files, _, _ = walk.walk(ROOT, check, family)
-        assert documented[name] == set(files), \
-            (name, documented[name] ^ set(files))
-
-
 def test_no_family_names_a_parameter_or_variable_after_a_harness_component():
     # The base sets these at set-up: a family's own parameter or variable
     # of that name would be overwritten (OSU's ``placement`` once was)

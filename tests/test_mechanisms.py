@@ -14,9 +14,10 @@ from iogap.core import registry, steps
 from iogap.dd import mechanism
 from iogap.errors import ReferenceFileError
 from iogap.judge import references, split_skips, unexpected_skips
-from iogap.report import load, plot_judge
+from iogap.history import load
+from iogap.report import plot_judge
 from iogap.report.sections import Context
-from iogap import profile
+from iogap.site import profile
 
 MiB = 2 ** 20
 
@@ -194,7 +195,7 @@ def test_the_report_shows_a_judgement_not_applicable(tmp_path):
 
 
 def test_the_nightly_verdict_counts_declared_skips_apart(tmp_path):
-    from ci.nightly import verdict
+    from iogap.judge import verdict
     import json
     ref = tmp_path / 'anyhost.yaml'
     ref.write_text(yaml.safe_dump({'system': 'anyhost', 'ratios': [

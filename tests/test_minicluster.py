@@ -9,7 +9,8 @@ import pytest
 from reframe.core.exceptions import SanityError
 
 from conftest import run_reframe
-from iogap import profile, session
+from iogap.site import profile
+from iogap.core import session
 from iogap.errors import ProfileError
 from iogap.judge import references
 from iogap.pio import hints

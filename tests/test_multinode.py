@@ -28,7 +28,7 @@ import pytest
 
 from conftest import ROOT, cases, needs_tools, perf, run_reframe
 from iogap.core import placement
-from iogap.tools import own
+from iogap.site.spack import own
 from test_minicori import job_file, variant
 
 pytestmark = pytest.mark.reframe
@@ -330,7 +330,7 @@ def test_inter_node_latency_over_intra_node_is_judged(suite, cluster):
     assert any('inter_node_over_intra_node' in b for b in blobs)
     # The report's ratio table
     out = cluster.tmp / 'report'
-    proc = subprocess.run([sys.executable, '-m', 'iogap.report',
+    proc = subprocess.run([sys.executable, '-m', 'iogap', 'report',
                            *glob.glob(os.path.join(run.out, 'reports',
                                                    '*.json')),
                            '-o', str(out)], capture_output=True, text=True,

@@ -1,5 +1,5 @@
 '''A night split per partition (iogap.plan.jobs, ci/nightly/pipeline.py),
-the canaries' node sweep (iogap.plan.sweep, ci/nightly/sweep.py), and what
+the canaries' node sweep (iogap.plan.nodesweep, ci/nightly/sweep.py), and what
 lets the jobs of one night run side by side: the scratch root locked per
 partition, copies of the history kept at once, a night of several
 sessions read back as one. The real runs are in tests/test_pipeline.py.'''
@@ -17,11 +17,12 @@ import pytest
 import yaml
 
 from conftest import ROOT, lock_holder
-from iogap import profile, resultsdb
+from iogap.site import profile
+from iogap.history import resultsdb
 from iogap.core import runlock, scratch
 from iogap.errors import IogapError, ScratchError
 from iogap.judge import references
-from iogap.plan import cases, cost, jobs, night
+from iogap.plan import inventory as cases, cost, jobs, nightplan as night
 from test_plan import check_rotation
 
 #: The universe of the local-cluster nights (bench/budget.py's)
@@ -139,7 +140,7 @@ def test_a_judgement_across_partitions_says_why_not_tonight(minicluster):
 
 
 def child_pipeline(minicluster, environ):
-    from ci.nightly import pipeline
+    from iogap.night import pipeline
     found, judgements, costs, left_out = minicluster('knl,shared')
     made = night.Plan(found, judgements, costs, night.Budget.parse(
         'knl=0.1,shared=0.1'), CANARIES, sweeps=True)
@@ -218,7 +219,7 @@ def test_a_budget_per_partition_starts_the_child_pipeline():
 
 
 def test_the_sweep_of_a_single_job_night_comes_from_its_plan(tmp_path):
-    from ci.nightly import sweep
+    from iogap.night import sweeprun as sweep
     (tmp_path / 'ci').mkdir()
     (tmp_path / 'ci' / 'plan.json').write_text(json.dumps({
         'night': 3, 'rotation_length': 4, 'digest': 'abc', 'sweep': {
@@ -232,7 +233,7 @@ def test_the_sweep_of_a_single_job_night_comes_from_its_plan(tmp_path):
                       'sweep_nodes': 2}
     assert sweep.state({'IOGAP_NIGHT_SWEEP': '1'}) == sweep.IDLE
     # No plan (no budget, or a suite that failed before planning): one line
-    proc = subprocess.run([sys.executable, '-m', 'ci.nightly', 'sweep'],
+    proc = subprocess.run([sys.executable, '-m', 'iogap', 'night', 'sweep'],
                           cwd=ROOT, capture_output=True, text=True, env=dict(
                               os.environ, IOGAP_OUTPUT=str(tmp_path / 'none')))
     assert proc.returncode == 1 and proc.stderr == (
@@ -244,8 +245,8 @@ def test_the_sweep_of_a_single_job_night_comes_from_its_plan(tmp_path):
 
 def test_the_sweep_names_each_case_s_nodes_and_its_worst(tmp_path):
     '''On a real sweep (sweep-minicluster.json, SOURCES.md).'''
-    from ci.nightly import sweep
-    from iogap.report import load
+    from iogap.night import sweeprun as sweep
+    from iogap.history import load
     report = load.read_report(os.path.join(DATA, 'sweep-minicluster.json'))
     share = types.SimpleNamespace(system='minicluster', partition='knl',
                                   path=lambda name: str(tmp_path / name))
@@ -321,7 +322,7 @@ def test_a_split_night_is_one_night_of_the_history():
     '''The sessions of a real split night (split-night-results.db): the
     change points read them as one night, and a case of one partition is
     not missed on another.'''
-    from ci.nightly import changepoint
+    from iogap.judge import acrossnights as changepoint
     db = os.path.join(DATA, 'split-night-results.db')
     nights = changepoint.sessions(db, kept=1)
     assert sorted(info['plan_job'] for info, _ in nights) == [

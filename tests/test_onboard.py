@@ -1,5 +1,5 @@
 '''A newcomer's first hour: a baseline priced and refused over its budget
-before anything runs (python -m iogap.profile onboard), the sizes written
+before anything runs (iogap profile onboard), the sizes written
 where the nights read them, a bad partition refused before any step, a
 status line per case with the time left, --help on every entry point.'''
 
@@ -11,46 +11,46 @@ import sys
 import pytest
 
 from conftest import ROOT
-from iogap import progress
-from iogap.errors import IogapError
-from iogap.profile import discover, generate, onboard, pricing
+from iogap.plan import progress
+from iogap.errors import EXIT, IogapError
+from iogap.site import discover, generate
+from iogap.night import onboard, pricing
+from iogap.__main__ import COMMANDS
 
 
-def python_m(*args, timeout=120):
-    return subprocess.run([sys.executable, '-m', *args], cwd=ROOT,
+def python_m(*args, timeout=120, cwd=ROOT):
+    return subprocess.run([sys.executable, '-m', *args], cwd=cwd,
                           capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.mark.parametrize('module', [
-    'iogap.profile', 'iogap.profile new', 'iogap.profile onboard',
-    'iogap.plan', 'iogap.rebaseline', 'iogap.report', 'iogap.judge.audit',
-    'iogap.tools.spack', 'iogap.core.figures', 'iogap.core.iotrace',
-    'ci.nightly', 'ci.nightly verdict'])
-def test_every_entry_point_has_help(module):
-    done = python_m(*module.split(), '--help')
+    'iogap', *(f'iogap {c}' for c in COMMANDS), 'iogap profile new',
+    'iogap profile onboard', 'iogap night pipeline', 'iogap.core.iotrace'])
+def test_every_entry_point_has_help(module, tmp_path):
+    done = python_m(*module.split(), '--help', cwd=tmp_path)
     text = done.stdout + done.stderr
     assert done.returncode == 0, text
     assert text.startswith('usage:') and len(text.splitlines()) > 3, text
 
 
 def test_a_budget_the_smallest_baseline_exceeds_is_refused_first():
-    done = python_m('iogap.profile', 'onboard', 'anyhost', '--budget',
+    done = python_m('iogap', 'profile', 'onboard', 'anyhost', '--budget',
                     '0.001')
-    assert done.returncode == 1 and done.stdout == ''
+    assert done.returncode == EXIT['input'] and done.stdout == ''
     [line] = done.stderr.splitlines()
     assert 'exceeds the budget of 0.001 node-hours' in line, line
     assert 'give --budget' in line and 'GB written' in line
 
 
 def test_a_bad_budget_is_refused_by_its_option():
-    done = python_m('iogap.profile', 'onboard', 'anyhost', '--budget', 'x')
+    done = python_m('iogap', 'profile', 'onboard', 'anyhost', '--budget', 'x')
     assert done.returncode == 2 and done.stdout == ''
-    assert done.stderr.splitlines()[-1].endswith(
-        "'x' is not a positive number of node-hours")
+    assert "'x' is not a positive number of node-hours" in \
+        done.stderr.splitlines()[-1]
 
 
 def test_the_cost_is_printed_and_the_largest_size_within_budget_chosen():
-    done = python_m('iogap.profile', 'onboard', 'anyhost', '--budget', '1',
+    done = python_m('iogap', 'profile', 'onboard', 'anyhost', '--budget', '1',
                     '--dry-run')
     assert done.returncode == 0, done.stderr
     [line] = done.stdout.splitlines()
@@ -231,9 +231,9 @@ def _night(tmp_path, monkeypatch, result):
 
 
 def test_a_night_says_how_much_it_judged(tmp_path, monkeypatch):
-    '''The onboarding night counts as the nightly does (iogap.coverage):
+    '''The onboarding night counts as the nightly does (iogap.judge.coverage):
     a figure is judged when its judgement gave it a verdict.'''
-    from iogap.profile import outcome
+    from iogap.night import outcome
     path = _night(tmp_path, monkeypatch, 'fail')
     assert outcome.night_judged(path, 'site').startswith(
         'COVERAGE: judged 2 of the 2 figures this job\'s share judges '
@@ -246,7 +246,7 @@ def test_a_first_night_that_failed_fails_the_onboarding(tmp_path,
                                                         monkeypatch):
     '''A RED first night is the command's error (exit 1, one line naming
     the failed judgement), not a line of output after which it exits 0.'''
-    from iogap.profile import outcome
+    from iogap.night import outcome
     path = _night(tmp_path, monkeypatch, 'fail')
     with pytest.raises(IogapError) as err:
         outcome.night_verdict(1, path, 'site')
@@ -285,7 +285,7 @@ def test_only_the_baselines_own_figures_count_as_judged(tmp_path,
     '''A reference file's other entries (the generic ratios) are not what
     the baseline made judgeable.'''
     import yaml
-    from iogap.profile import outcome
+    from iogap.night import outcome
     entry = {'test': 'DDSingleStream', 'partition': 'knl', 'var': 'write_bw'}
     (tmp_path / 'site.yaml').write_text(yaml.safe_dump({
         'absolute': [entry, dict(entry, test='IORBench')],
@@ -301,7 +301,7 @@ def test_only_the_baselines_own_figures_count_as_judged(tmp_path,
 def test_a_skipped_case_keeps_its_reason_last():
     '''The nightly (ci/nightly/verdict.py) reads a skip's reason from the
     brackets that end its line.'''
-    from ci.nightly import verdict
+    from iogap.judge import verdict
     follow = progress.Progress({}, Clock())
     line = ('[     SKIP ] (1/3) DD %m=a /0123abcd @s:p+e [no dd: not on '
             'PATH]')
@@ -316,7 +316,7 @@ def test_a_further_round_runs_only_the_cases_left_too_noisy(tmp_path,
     noisy to judge (their test, partition and parameters), as many as the
     budget left buys at the planner's cost.'''
     import yaml
-    from iogap.profile import outcome
+    from iogap.night import outcome
     entry = {'test': 'DDSingleStream', 'partition': 'knl', 'var': 'write_bw',
              'params': {'mode': 'direct', 'darshan': 'off'}}
     (tmp_path / 'site.yaml').write_text(yaml.safe_dump({'unjudged': [

@@ -9,7 +9,7 @@ from iogap.core.figures import LOWER
 from iogap.errors import IogapError
 from iogap.osu import control
 from iogap.osu.figures import LATENCY_PAIRED
-from iogap.profile import Part
+from iogap.site.profile import Part
 
 PLACED = {'osu_placement': {'inter_node': [], 'intra_node': [
     '--nodes=1', '--ntasks=2', '--ntasks-per-node=2']}}

@@ -13,7 +13,7 @@ from iogap.core import placement, steps
 from iogap.core.variants import check_binding
 from iogap.osu import parse as osuparse
 from iogap.osu.base import supports_types
-from iogap.tools.provider import find_tool
+from iogap.core.provider import find_tool
 
 LAT = 'Latency (us)'
 

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import cases, needs_tools, perf, run_reframe
 from iogap.osu.base import PREFIX_ENV
-from iogap.profile import hostinfo
+from iogap.site import hostinfo
 
 pytestmark = [pytest.mark.reframe, needs_tools]
 

@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from conftest import ROOT, built_view, run_reframe
-from iogap.tools import own, spack
-from iogap.tools.provider import find_tool
+from iogap.site.spack import own, stack as spack
+from iogap.core.provider import find_tool
 from test_osu_parse import fake_test, install
 
 REPO = os.path.join(ROOT, 'spack', 'repo')

@@ -5,7 +5,7 @@ a tiny selection on the generic profile; a night split per partition on
 the local Slurm cluster (gitlab-ci-local 4.73 runs the child pipeline a
 trigger includes from an artifact, though it forwards no variables and
 does not pass the child's status to the trigger: each child job is read
-apart); and the night's driver (python -m ci.nightly) on its own for the
+apart); and the night's driver (iogap night) on its own for the
 verdicts that need no emulator.
 
 gitlab-ci-local is installed with npm into $IOGAP_CI_TOOLS (default
@@ -75,7 +75,7 @@ def test_stored_sessions_and_performance_report_warn_of_nothing(tmp_path):
 # --- the night's driver on its own ---------------------------------------
 
 def nightly(tmp_path, references, select, **env):
-    '''``python -m ci.nightly suite`` as the suite job runs it.'''
+    '''``iogap night`` as the suite job runs it.'''
     scratch = tmp_path / 'scratch'
     scratch.mkdir(exist_ok=True)
     environ = clean_environ(
@@ -83,7 +83,7 @@ def nightly(tmp_path, references, select, **env):
         IOGAP_SYSTEM='anyhost', IOGAP_SELECT=select, RFM_COLORIZE='n',
         IOGAP_REFERENCE_DIR=str(references), IOGAP_REQUIRE_REFERENCES='1',
         CI_PIPELINE_ID='7', CI_COMMIT_SHA='0' * 40, **env)
-    return subprocess.run([sys.executable, '-m', 'ci.nightly', 'suite'],
+    return subprocess.run([sys.executable, '-m', 'iogap', 'night'],
                           cwd=ROOT, env=environ, capture_output=True,
                           text=True, timeout=300)
 
@@ -106,7 +106,7 @@ def test_a_vanished_tool_turns_the_night_red(tmp_path):
     # Within the skip budget, the vanished tool alone still turns it red
     [report] = (tmp_path / 'out' / 'reports').glob('run-report-*.json')
     again = subprocess.run(
-        [sys.executable, '-m', 'ci.nightly', 'verdict', str(report),
+        [sys.executable, '-m', 'iogap', 'verdict', str(report),
          '--stdout', str(tmp_path / 'out' / 'ci' / 'reframe.out')],
         cwd=ROOT, capture_output=True, text=True, env=clean_environ(
             IOGAP_REFERENCE_DIR=os.path.join(DATA, 'one-skip')))
@@ -300,7 +300,7 @@ def test_a_green_night_builds_the_venv_once_and_keeps_everything(nights):
         assert green.path('suite', 'output', kept).exists(), kept
     junit = ET.parse(green.path('suite', 'output', 'reports', 'junit.xml'))
     assert junit.getroot().find('testsuite').get('failures') == '0'
-    assert 'iogap.report: wrote output/html/index.html' in \
+    assert 'iogap report: wrote output/html/index.html' in \
         green.job_log('report')
     assert green.path('report', 'output', 'html', 'index.html').exists()
     head, _ = green.path('rebaseline', 'rebaseline.patch').read_text() \
@@ -538,7 +538,7 @@ def test_the_sweep_measures_every_node_and_the_reservation_holds(
         found == ['iogap-night'] for found in night.reservation.values()), \
         night.reservation
     # The report and the proposal read every run report of the night
-    assert 'iogap.report: wrote output/html/index.html' in \
+    assert 'iogap report: wrote output/html/index.html' in \
         night.job_log('report')
     assert night.path('report', 'output', 'html', 'index.html').exists()
     assert 'inter_node_over_intra_node_mpi_latency' in \

@@ -13,10 +13,11 @@ import sys
 import pytest
 
 from conftest import ROOT
-from iogap import profile
-from iogap.errors import IogapError
+from iogap.site import profile
+from iogap.errors import EXIT, IogapError
+from iogap.__main__ import main as iogap
 from iogap.judge import references
-from iogap.plan import cases, cost, night
+from iogap.plan import inventory as cases, cost, nightplan as night
 
 #: Profiles checked in a process of their own (a process holds one)
 OTHERS = ['anyhost', 'localpair', 'minicori', 'minicluster']
@@ -128,13 +129,13 @@ def test_a_budget_too_small_says_so(cori):
 def test_the_doc_is_what_the_command_prints():
     # In a process of its own: the variants numbered as a Cori run does
     printed = subprocess.run(
-        [sys.executable, '-m', 'iogap.plan', 'doc', '--system', 'cori',
+        [sys.executable, '-m', 'iogap', 'plan', 'doc', '--system', 'cori',
          '--node-hours', '200'], cwd=ROOT, capture_output=True, text=True,
         check=True).stdout
     # the generated part; what was measured on the local cluster follows
     with open(os.path.join(ROOT, 'docs', 'budget.md')) as fp:
         assert fp.read().startswith(printed), (
-            'regenerate the top of docs/budget.md: python -m iogap.plan doc '
+            'regenerate the top of docs/budget.md: iogap plan doc '
             '--system cori --node-hours 200')
 
 
@@ -154,7 +155,7 @@ def test_every_profile_keeps_its_promises(tmp_path):
 
 
 def test_the_nightly_runs_the_plan_when_a_budget_is_set(tmp_path):
-    from ci.nightly import plan
+    from iogap.night import planned as plan
     night_ = argparse.Namespace(system='anyhost', results_db=os.devnull,
                                 path=lambda name: str(tmp_path / name))
     assert plan.tonight(night_, {}) == ([], {})
@@ -166,7 +167,7 @@ def test_the_nightly_runs_the_plan_when_a_budget_is_set(tmp_path):
 
 
 def test_a_planned_night_records_its_plan_and_what_it_cost():
-    from iogap.plan import ran
+    from iogap.plan import spent as ran
     path = os.path.join(ROOT, 'tests', 'data', 'plan',
                         'planned-night-minicluster.json')
     with open(path) as fp:
@@ -185,7 +186,7 @@ def test_a_planned_night_records_its_plan_and_what_it_cost():
 
 
 def test_the_profile_can_state_the_budget(cori, monkeypatch):
-    from iogap.plan import __main__ as cli
+    from iogap.plan import making as cli
     monkeypatch.delenv('IOGAP_NIGHT_NODE_HOURS', raising=False)
     monkeypatch.delenv('IOGAP_NIGHT_WALL', raising=False)
     args = argparse.Namespace(node_hours=None, wall=None)
@@ -199,11 +200,10 @@ def test_the_profile_can_state_the_budget(cori, monkeypatch):
 
 
 def test_bad_input_is_one_line(capsys):
-    from iogap.plan import __main__ as cli
-    with pytest.raises(SystemExit, match='nonexistent.json: No such file'):
-        cli.main(['ran', '/nonexistent.json'])
+    assert iogap(['plan', 'ran', '/nonexistent.json']) == EXIT['input']
+    assert 'nonexistent.json: No such file' in capsys.readouterr().err
     # a profile of its own: in a process of its own
-    proc = subprocess.run([sys.executable, '-m', 'iogap.plan', 'cost',
+    proc = subprocess.run([sys.executable, '-m', 'iogap', 'plan', 'cost',
                            '--system', 'nosuch'], cwd=ROOT,
                           capture_output=True, text=True)
     assert proc.returncode != 0 and proc.stderr.count('\n') == 1

@@ -10,9 +10,9 @@ import subprocess
 import pytest
 
 from conftest import ROOT, Run, reframe_cmd
-from iogap import profile
+from iogap.site import profile
 from iogap.errors import IogapError, ProfileError
-from iogap.profile import schema
+from iogap.site import extras as schema, selection
 
 
 @pytest.mark.parametrize('argv,environ,host,stem', [
@@ -34,7 +34,7 @@ def test_only_the_selected_file_runs(tmp_path, monkeypatch):
     systems = tmp_path / 'systems'
     shutil.copytree(os.path.join(ROOT, 'systems'), systems)
     (systems / 'broken.py').write_text('HOSTNAMES = []\nraise SystemExit(1)\n')
-    monkeypatch.setattr(profile.selection, 'SYSTEMS_DIR', str(systems))
+    monkeypatch.setattr(selection, 'SYSTEMS_DIR', str(systems))
     assert profile.load(['x', '--system', 'localpair'], {})
     with pytest.raises(SystemExit):
         profile.load(['x', '--system', 'broken'], {})
@@ -138,7 +138,7 @@ def profiles(tmp_path, monkeypatch, **patterns):
     shutil.copy(os.path.join(ROOT, 'systems', 'generic.py'), systems)
     for name, pats in patterns.items():
         (systems / f'{name}.py').write_text(f'HOSTNAMES = {pats!r}\n')
-    monkeypatch.setattr(profile.selection, 'SYSTEMS_DIR', str(systems))
+    monkeypatch.setattr(selection, 'SYSTEMS_DIR', str(systems))
 
 
 def test_a_host_two_profiles_claim_is_refused_naming_both(tmp_path,
@@ -165,7 +165,7 @@ def test_a_slurm_host_no_profile_claims_is_refused_naming_them(
     assert str(err.value) == (
         f'host daint-ln1 runs Slurm ({conf}) but no profile\'s HOSTNAMES '
         f'match it (alpha: ^login\\d+$; beta: none): add a pattern, write a '
-        f'profile (python -m iogap.profile new <system>), or pass --system '
+        f'profile (iogap profile new <system>), or pass --system '
         f'anyhost for the generic one')
     assert profile.select(['reframe', '--system', 'anyhost'], environ,
                           'daint-ln1')[0] == 'generic'
@@ -196,7 +196,7 @@ def test_the_good_partition_and_the_shipped_profiles_pass():
 def test_docs_table_is_generated_from_the_schema():
     with open(os.path.join(ROOT, 'docs', 'profile.md')) as fp:
         assert schema.markdown() in fp.read(), \
-            'regenerate docs/profile.md: python -m iogap.profile'
+            'regenerate docs/profile.md: iogap profile'
 
 
 @pytest.mark.reframe

@@ -1,4 +1,4 @@
-'''A site onboarded in one command: ``python -m iogap.profile new`` reads
+'''A site onboarded in one command: ``iogap profile new`` reads
 Slurm and a node of every partition, writes a profile that loads, and the
 profile lists, dry-runs and runs on the local Slurm of ci/local-slurm (an
 instance of the test's own). The parsers are checked on what this Slurm
@@ -15,8 +15,8 @@ import yaml
 
 from conftest import ROOT, Run, reframe_cmd
 from iogap.core import placement
-from iogap.profile import discover, generate
-from iogap.tools import spackboot
+from iogap.site import discover, generate
+from iogap.site.spack import boot as spackboot
 
 
 def text(data, name):
@@ -178,12 +178,12 @@ def test_a_site_is_onboarded_in_one_command(tmp_path, slurm):
         '.git', '.venv', 'output', 'build', '__pycache__'))
     scratch = tmp_path / 'scratch'
     new = subprocess.run(
-        [sys.executable, '-m', 'iogap.profile', 'new', 'site', '--scratch',
+        [sys.executable, '-m', 'iogap', 'profile', 'new', 'site', '--scratch',
          str(scratch), '--no-spack', '--hostnames', r'^login\d+$'],
         cwd=repo, env=slurm, capture_output=True, text=True, timeout=300)
     assert new.returncode == 0, new.stderr
     assert new.stdout == \
-        'python -m iogap.profile onboard site --budget <node-hours>\n'
+        'iogap profile onboard site --budget <node-hours>\n'
     assert 'knl: 1 node(s)' in new.stderr and 'haswell: 1 node(s)' in \
         new.stderr
     profile_text = (repo / 'systems' / 'site.py').read_text()
@@ -192,7 +192,7 @@ def test_a_site_is_onboarded_in_one_command(tmp_path, slurm):
         profile_text
     assert 'openmpi@' in overlay and 'no Spack' in overlay
     again = subprocess.run(
-        [sys.executable, '-m', 'iogap.profile', 'new', 'site'],
+        [sys.executable, '-m', 'iogap', 'profile', 'new', 'site'],
         cwd=repo, env=slurm, capture_output=True, text=True, timeout=60)
     assert again.returncode == 1 and again.stderr.count('\n') == 1
     assert 'exists: pass --force' in again.stderr
@@ -241,7 +241,7 @@ def test_with_a_spack_the_overlay_comes_from_spack_external_find(tmp_path,
     shutil.copytree(ROOT, repo, ignore=shutil.ignore_patterns(
         '.git', '.venv', 'output', 'build', '__pycache__'))
     new = subprocess.run(
-        [sys.executable, '-m', 'iogap.profile', 'new', 'site', '--scratch',
+        [sys.executable, '-m', 'iogap', 'profile', 'new', 'site', '--scratch',
          str(tmp_path / 'scratch'), '--spack-root', spack_root,
          '--hostnames', r'^login\d+$'], cwd=repo, env=slurm,
         capture_output=True, text=True, timeout=900)
@@ -267,7 +267,7 @@ def test_with_a_spack_the_overlay_comes_from_spack_external_find(tmp_path,
     builds = [path.read_text() for path in
               (tmp_path / 'out' / 'stage' / 'site').rglob('rfm_build.sh')]
     assert any('setup-env.sh' in s and
-               'iogap.tools.spack build --system site' in s
+               'iogap.site.spack.stack build --system site' in s
                for s in builds), builds or 'no build script in the dry run'
 
 
@@ -281,7 +281,7 @@ def test_a_cluster_is_onboarded_with_its_multinode_cases(tmp_path, cluster):
     shutil.copytree(ROOT, repo, ignore=shutil.ignore_patterns(
         '.git', '.venv', 'output', 'build', '__pycache__'))
     new = subprocess.run(
-        [sys.executable, '-m', 'iogap.profile', 'new', 'site', '--scratch',
+        [sys.executable, '-m', 'iogap', 'profile', 'new', 'site', '--scratch',
          str(tmp_path / 'scratch'), '--hostnames', r'^login\d+$',
          '--no-spack'], cwd=repo, env=cluster, capture_output=True,
         text=True, timeout=300)

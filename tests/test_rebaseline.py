@@ -1,4 +1,4 @@
-'''Re-baselining never hides a regression (iogap.rebaseline): a figure
+'''Re-baselining never hides a regression (iogap.night.rebaseline): a figure
 that failed its reference in the runs keeps its entry, neither widened
 nor moved to unjudged; unjudged entries for figures the runs did not
 measure are kept; the patch says per figure what it changes and why; a
@@ -68,7 +68,7 @@ def test_a_regression_is_kept_and_every_change_is_said(tmp_path):
         reports[-1].write_text(json.dumps(report(i, w, r1, r3)))
     patch = tmp_path / 'rebaseline.patch'
     proc = subprocess.run(
-        [sys.executable, '-m', 'iogap.rebaseline', *map(str, reports),
+        [sys.executable, '-m', 'iogap', 'rebaseline', *map(str, reports),
          '--patch', str(patch)], cwd=ROOT, capture_output=True, text=True,
         env=dict(os.environ, IOGAP_REFERENCE_DIR=str(refdir)))
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -106,7 +106,7 @@ def test_a_regression_is_kept_and_every_change_is_said(tmp_path):
 
 
 def test_an_entry_set_by_hand_is_explained_by_its_provenance():
-    from iogap import baselinediff
+    from iogap.judge import baselinediff
     old = {'ratios': [{'name': 'r', 'ref': [1.0, -0.2, None], 'unit': 'x',
                        'provenance': 'CUG17 fig 3', 'noise': {'cv': 0.05,
                                                               'source': 'x'}}]}
@@ -137,7 +137,7 @@ def test_the_figures_spread_over_runs_sets_its_band_not_one_repetitions(
     def rebaseline(*paths):
         path.write_text(yaml.safe_dump({'system': 'anyhost'}))
         proc = subprocess.run(
-            [sys.executable, '-m', 'iogap.rebaseline', *map(str, paths)],
+            [sys.executable, '-m', 'iogap', 'rebaseline', *map(str, paths)],
             cwd=ROOT, capture_output=True, text=True,
             env=dict(os.environ, IOGAP_REFERENCE_DIR=str(refdir)))
         assert proc.returncode == 0, proc.stdout + proc.stderr

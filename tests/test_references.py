@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from iogap import profile
+from iogap.site import profile
 from iogap.errors import ReferenceFileError
 from iogap.judge import readings, references
 

@@ -12,7 +12,7 @@ import sqlite3
 
 import pytest
 
-from ci.nightly import history
+from iogap.night import compare as history
 from conftest import run_reframe
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -1,4 +1,4 @@
-'''python -m iogap.report on captured run reports and a results database
+'''iogap report on captured run reports and a results database
 (tests/data/report, see SOURCES.md): every expected figure, panel and
 series, judged through the figures.json manifest the renderer writes.
 
@@ -20,8 +20,14 @@ pytest.importorskip('matplotlib')
 
 from matplotlib.figure import Figure     # noqa: E402
 
-from iogap.report import load             # noqa: E402
-from iogap.report.__main__ import main    # noqa: E402
+from iogap.history import load             # noqa: E402
+from iogap.__main__ import main as iogap    # noqa: E402
+from iogap.errors import EXIT             # noqa: E402
+
+
+def main(args):
+    return iogap(['report', *args])
+
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, 'tests', 'data', 'report')
@@ -314,7 +320,7 @@ def test_bad_report_is_one_line_naming_the_file(tmp_path, capsys, name,
                                                 content):
     path = tmp_path / name
     path.write_text(content)
-    assert main([str(path), '-o', str(tmp_path / 'out')]) == 2
+    assert main([str(path), '-o', str(tmp_path / 'out')]) == EXIT['input']
     err = capsys.readouterr().err
     assert err.count('\n') == 1 and str(path) in err
     assert 'Traceback' not in err and 'run report' in err
@@ -329,7 +335,7 @@ def test_bad_database_is_one_line(tmp_path, capsys, content):
         conn.close()
     else:
         path.write_bytes(content)
-    assert main(['--db', str(path), '-o', str(tmp_path / 'out')]) == 2
+    assert main(['--db', str(path), '-o', str(tmp_path / 'out')]) == EXIT['input']
     err = capsys.readouterr().err
     assert err.count('\n') == 1 and 'not a ReFrame results database' in err
 
@@ -345,13 +351,13 @@ def test_no_input_is_a_usage_error(tmp_path, capsys):
 def test_cli_exit_code_and_no_traceback(tmp_path):
     empty = tmp_path / 'empty.json'
     empty.write_text('')
-    proc = subprocess.run([sys.executable, '-m', 'iogap.report', str(empty),
+    proc = subprocess.run([sys.executable, '-m', 'iogap', 'report', str(empty),
                            '-o', str(tmp_path / 'out')],
                           capture_output=True, text=True,
                           cwd=ROOT)
-    assert proc.returncode == 2
+    assert proc.returncode == EXIT["input"]
     assert proc.stderr == \
-        f'iogap.report: {empty}: empty file, not a ReFrame run report\n'
+        f'iogap report: {empty}: empty file, not a ReFrame run report\n'
 
 
 def test_importing_the_package_does_not_import_matplotlib():
@@ -385,7 +391,7 @@ def test_darshan_section_draws_every_instrumented_case(tmp_path, data):
     '''A real run of darshan=on cases: I/O time per module and the dominant
     access size, one bar per case.'''
     out = tmp_path / 'page'
-    proc = subprocess.run([sys.executable, '-m', 'iogap.report',
+    proc = subprocess.run([sys.executable, '-m', 'iogap', 'report',
                            data('report', 'darshan-run-report.json'),
                            '-o', str(out)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr

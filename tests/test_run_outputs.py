@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from conftest import ROOT, run_reframe
-from iogap import runpaths
+from iogap.history import runpaths
 from iogap.errors import IogapError
 from test_nightly_faults import (dd_case, dd_run_measuring, one_error_line,
                                  small_fs)  # noqa: F401 (a fixture)
@@ -142,7 +142,7 @@ def test_the_nightly_with_a_perflogs_file_is_red_before_measuring(tmp_path):
     env = dict(os.environ, IOGAP_OUTPUT=str(out),
                IOGAP_SCRATCH=str(tmp_path / 'scratch'),
                IOGAP_SELECT=' '.join(dd_case('buffered')))
-    proc = subprocess.run([sys.executable, '-m', 'ci.nightly', 'suite'],
+    proc = subprocess.run([sys.executable, '-m', 'iogap', 'night'],
                           cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 1, proc.stdout + proc.stderr

@@ -16,8 +16,8 @@ import pytest
 from conftest import lock_holder, run_reframe
 from iogap.core import ending, jobguard, leftovers, runlock, scratch
 from iogap.errors import IogapError
-from iogap.tools import runnable
-from iogap.tools.provider import find_tool
+from iogap.core import runnable
+from iogap.core.provider import find_tool
 from test_nightly_faults import dd_case, guard_script
 from test_osu_parse import fake_test
 

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, built_view
-from iogap.tools import spack
+from iogap.site.spack import stack as spack
 
 ENV = yaml.safe_load(open(os.path.join(ROOT, 'spack.yaml')))['spack']
 
@@ -94,7 +94,7 @@ def test_a_view_is_trusted_only_with_the_stamp_of_its_inputs(tmp_path):
 
 
 def builder(*args, **environ):
-    return subprocess.run([sys.executable, '-m', 'iogap.tools.spack',
+    return subprocess.run([sys.executable, '-m', 'iogap', 'spack',
                            'build', *args], cwd=ROOT, capture_output=True,
                           text=True, env=dict(os.environ, **environ))
 

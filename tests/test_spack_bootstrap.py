@@ -15,7 +15,7 @@ import time
 import pytest
 
 from conftest import ROOT, copy_of_project
-from iogap.tools import buildcache, spack, spackboot
+from iogap.site.spack import buildcache, stack as spack, boot as spackboot
 
 #: The snapshot the pin names, where .ci/run finds it (../shared)
 SNAPSHOT = os.path.join(os.path.dirname(ROOT), 'shared', 'spack',
@@ -24,10 +24,10 @@ VENV = os.path.dirname(sys.executable)
 
 
 def spack_cli(repo, action, timeout=120, **environ):
-    '''``python -m iogap.tools.spack ACTION`` in the copy ``repo``, with no
+    '''``iogap spack ACTION`` in the copy ``repo``, with no
     Spack on PATH nor in IOGAP_SPACK_ROOT.'''
     return subprocess.run(
-        [sys.executable, '-m', 'iogap.tools.spack', action], cwd=repo,
+        [sys.executable, '-m', 'iogap', 'spack', action], cwd=repo,
         capture_output=True, text=True, timeout=timeout,
         env=dict(os.environ, IOGAP_SPACK_ROOT='', PATH=f'{VENV}:/usr/bin:/bin',
                  **environ))
@@ -90,7 +90,7 @@ def test_an_unreachable_source_is_one_line_and_quick(tmp_path):
     url = 'http://127.0.0.1:9/spack.tar.gz'   # the discard port: refused
     start = time.time()
     proc = spack_cli(repo, 'build', IOGAP_SPACK_SOURCE=url)
-    assert proc.returncode == 3, proc.stderr
+    assert proc.returncode == 5, proc.stderr   # EXIT["unreachable"]
     [line] = [l for l in proc.stderr.splitlines()
               if not l.startswith('spack: no Spack found')]
     assert line.startswith(f'spack: cannot reach the Spack source {url}: ')

@@ -20,7 +20,7 @@ NIGHTLY = ['knl_buffered_over_direct_write_bw',
 
 @pytest.fixture(scope='module')
 def ref():
-    from iogap import profile
+    from iogap.site import profile
     profile.load(['--system', 'cori'], {})
     return references.File(os.path.join(ROOT, 'reference', 'cori.yaml'),
                            'cori', profile.parts())

@@ -14,8 +14,8 @@ import pytest
 
 from conftest import (built_view, cases, copy_of_project, needs_tools,
                       run_reframe)
-from iogap.profile import schema, selection
-from iogap import profile
+from iogap.site import extras as schema, selection
+from iogap.site import profile
 
 #: check -> (its size settings, the variables that take them, a selection
 #: of the check's cases that run at that size: -n's regex)

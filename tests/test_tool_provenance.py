@@ -7,9 +7,10 @@ import stat
 
 import pytest
 
-from ci.nightly import changepoint, provenance
+from iogap.judge import acrossnights as changepoint
+from iogap.night import provenance
 from conftest import run_reframe
-from iogap.tools.provider import on_node, resolved
+from iogap.core.provider import on_node, resolved
 
 DD = ('-n', 'DDSingleStream.*%cpu_bind=default.*%darshan=off.*%mode=direct',
       '-S', 'DDSingleStream.count=16')

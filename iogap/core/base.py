@@ -30,21 +30,20 @@ import shlex
 import shutil
 
 import reframe as rfm
-import reframe.utility.typecheck as typ
 import reframe.utility.sanity as sn
-from reframe.core.builtins import (fixture, run_after, run_before,
-                                   variable)
+import reframe.utility.typecheck as typ
+from reframe.core.builtins import fixture, run_after, run_before, variable
 
 from iogap.core import jobguard, jobscript, scratch, steps
-from iogap.core.darshan import Darshan
-from iogap.core.pagecache import Eviction
-from iogap.core.variants import Placement
 from iogap.core.cases import case_params, describe, runs_on, runtime_parts
+from iogap.core.darshan import Darshan
 from iogap.core.ending import JobEnding, time_limit
+from iogap.core.pagecache import Eviction
+from iogap.core.provider import find_tool, on_node, resolved
+from iogap.core.toolstack import ToolStack
+from iogap.core.variants import Placement
 from iogap.errors import ScratchError
-from iogap.tools import own
-from iogap.tools.provider import find_tool, on_node, resolved
-from iogap.tools.toolstack import ToolStack
+from iogap.site.spack import own
 
 
 class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
@@ -73,7 +72,7 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
     #: sha256:digest version`` joined by ``; `` (job.sh's iogap_tool)
     tools_resolved = variable(str, value='', loggable=True)
 
-    #: Directory of the project's own job-side tools (:mod:`iogap.tools.own`:
+    #: Directory of the project's own job-side tools (:mod:`iogap.site.spack.own`:
     #: the iogap-tools package in the view, or ``.`` for the checkout's
     #: copies put in the stage directory)
     own_tools = variable(str, value='.', loggable=False)

@@ -11,9 +11,9 @@ import reframe.core.runtime as rt
 import reframe.utility.sanity as sn
 from reframe.core.exceptions import SanityError
 
-from iogap import profile
 from iogap.core import registry, variants
-from iogap.core.variants import feature     # noqa: F401 (families' import)
+from iogap.core.variants import feature  # noqa: F401 (families' import)
+from iogap.site import profile
 
 
 @functools.lru_cache(maxsize=None)
@@ -41,7 +41,7 @@ def case_params(test):
 
 def runs_on(cls, params, part):
     '''Whether the case of ``cls`` with ``params`` (all of them) is
-    generated on ``part`` (an :class:`iogap.profile.Part`).'''
+    generated on ``part`` (an :class:`iogap.site.profile.Part`).'''
     return all(fn(params, part) for fn in constraints(cls))
 
 

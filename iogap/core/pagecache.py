@@ -13,7 +13,7 @@ import re
 from reframe.core.exceptions import SanityError
 
 from iogap.errors import IogapError
-from iogap.profile import hostinfo
+from iogap.site import hostinfo
 
 #: Fraction of the data allowed to stay cached after an eviction
 MAX_RESIDENT = 0.10

@@ -16,6 +16,8 @@ import pkgutil
 import reframe.core.builtins as builtins
 from reframe.core.meta import make_test
 
+import iogap
+
 #: Parameter ReFrame's ``--repeat N`` adds to every test
 REPEAT = '.repeat_no'
 
@@ -30,7 +32,6 @@ def family(cls):
 
 def packages():
     '''The packages of ``iogap`` that hold families.'''
-    import iogap
     return [info.name for info in pkgutil.iter_modules(iogap.__path__,
                                                        'iogap.')
             if info.ispkg and getattr(importlib.import_module(info.name),

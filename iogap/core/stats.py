@@ -83,6 +83,7 @@ def fit_statistics(xs, ys, level=LEVEL):
     - ``intercept_se``: the standard error of the line extrapolated to x=0.
     '''
     import numpy as np
+
     # scipy.special: Student's t without scipy.stats' import cost
     from scipy.special import stdtr, stdtrit
 

@@ -17,9 +17,9 @@ import re
 from reframe.core.builtins import parameter
 from reframe.core.exceptions import SanityError
 
-from iogap import profile
 from iogap.core import placement
 from iogap.errors import IogapError
+from iogap.site import profile
 
 
 def feature(name, when=None):

@@ -3,8 +3,8 @@ by :mod:`iogap.plan.cost`): one stream on one node, and beside its I/O the
 memory copy every repetition runs as its control.'''
 
 from iogap.core.variants import size_bytes
+from iogap.dd.control import control_count
 from iogap.dd.figures import BW, MEMORY_BW
-from iogap.dd.paired import control_count
 
 #: The figure whose absolute references give a case's bandwidth
 BANDWIDTH = BW.name(pattern='write')
@@ -12,6 +12,10 @@ BANDWIDTH = BW.name(pattern='write')
 #: The figure whose absolute references give its control's bandwidth
 #: (else the partition's ``plan_memory_bandwidth``)
 CONTROL_BANDWIDTH = MEMORY_BW.name()
+
+#: The profile setting that sizes each family's transfer (re-baselining's
+#: advice)
+SIZE = {'DDSingleStream': 'dd_count'}
 
 
 def geometry(case):

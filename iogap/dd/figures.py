@@ -25,7 +25,7 @@ MEMORY_BW = Figure('memory_bw', 'MB/s', better=None,
                    'no device at all')
 
 #: Each I/O pattern over the memory copy of the same repetition, summarised
-#: over the repetitions (:mod:`iogap.dd.paired`): what the node's state of
+#: over the repetitions (:mod:`iogap.dd.control`): what the node's state of
 #: the moment (load, clock, neighbours) does to both cancels out
 PAIRED = Figure('{pattern}_bw_paired', 'ratio', meaning='{pattern} '
                 'bandwidth over the memory copy run just before it in the '

@@ -4,11 +4,17 @@ reference band of an AbsoluteCheck that judged it and the study's value
 where one exists; and the dd families' places in the shared sections.'''
 
 from iogap.dd.figures import BW, LABELS
+from iogap.history.load import median
 from iogap.report import style
-from iogap.report.bars import (band_of, bands_of, draw_bands, in_slots, spread,
-                               study_value)
+from iogap.report.bars import (
+    band_of,
+    bands_of,
+    draw_bands,
+    in_slots,
+    spread,
+    study_value,
+)
 from iogap.report.family import Section
-from iogap.report.load import median
 
 FAMILY = 'DDSingleStream'
 MODES = ('buffered', 'dsync', 'direct')

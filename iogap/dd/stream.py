@@ -14,15 +14,22 @@ import statistics
 from reframe.core.builtins import parameter, sanity_function, variable
 from reframe.core.exceptions import SkipTestError
 
-from iogap.core import (placement, plausible, registry, stats, steps, traced,
-                        variants)
-from iogap.core.darshan import FIGURES as DARSHAN_FIGURES
+from iogap.core import (
+    placement,
+    plausible,
+    registry,
+    stats,
+    steps,
+    traced,
+    variants,
+)
 from iogap.core.base import IogapTest
+from iogap.core.darshan import FIGURES as DARSHAN_FIGURES
 from iogap.core.figures import Figures
 from iogap.dd import mechanism
-from iogap.dd.paired import control_count, paired
-from iogap.dd.parse import block_bytes, check_steps, dd_record
+from iogap.dd.control import control_count, paired
 from iogap.dd.figures import BW, BW_SPREAD, MEMORY_BW, PAIRED, PASS_BW
+from iogap.dd.parse import block_bytes, check_steps, dd_record
 from iogap.errors import IogapError
 
 #: dd flags per mode: (write flags, read flags). dsync is a write-path mode

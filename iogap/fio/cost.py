@@ -3,6 +3,10 @@ found by :mod:`iogap.plan.cost`): one file read for a fixed time.'''
 
 from iogap.core.variants import size_bytes
 
+#: The profile setting that sizes each family's transfer (re-baselining's
+#: advice)
+SIZE = {'FioThreads': 'fio_file_size'}
+
 
 def geometry(case):
     '''``(nodes, tasks, bytes written, bytes moved)``: its file, laid

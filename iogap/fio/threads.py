@@ -12,7 +12,6 @@ finding is a ratio: N threads over one thread on the same core.
 from reframe.core.builtins import parameter, sanity_function, variable
 from reframe.core.exceptions import SanityError
 
-from iogap import profile
 from iogap.core import placement, plausible, registry, steps
 from iogap.core.base import IogapTest
 from iogap.core.figures import Figures
@@ -20,7 +19,7 @@ from iogap.core.variants import feature, size_bytes
 from iogap.errors import IogapError
 from iogap.fio import parse
 from iogap.fio.figures import BW, CLAT, IOPS
-
+from iogap.site import profile
 
 #: The read job's name in fio's output
 JOB = 'read'

@@ -5,7 +5,7 @@ with ``breakage_only: <why>``. The change-point verdict
 (:func:`iogap.judge.changepoint.recent_step`) then reports a step only
 where the figure is worse by ``calibration.BROKEN``, whatever its nights
 show, and says the reason. A case is selected as the noise defaults
-select it (:func:`iogap.judge.audit.inputs.matches`): parameters left out
+select it (:func:`iogap.judge.audit.read.matches`): parameters left out
 match any value.
 '''
 
@@ -14,7 +14,7 @@ import os
 from iogap.core import registry
 from iogap.errors import IogapError
 from iogap.judge import references
-from iogap.judge.audit.inputs import matches
+from iogap.judge.audit.read import matches
 
 #: Key of the declarations in a reference file
 KEY = 'changepoints'

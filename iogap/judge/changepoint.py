@@ -9,7 +9,7 @@ logarithms (pooled variance: it works with one night after the step),
 one-sided in the figure's worse direction. The most significant candidate
 is the step. Its p-value is compared with a threshold set to the
 false-alarm budget on the figure's own clean nights (the nights before the
-candidates, block-bootstrapped: iogap.judge.calibration), or, with fewer
+candidates, block-bootstrapped: iogap.judge.threshold), or, with fewer
 than ``calibration.MIN_NIGHTS`` of them, with ``ALPHA`` over the number of
 candidates (Bonferroni). Its size is the ratio of the geometric means
 minus one, with the t-test's confidence interval. A figure whose nights
@@ -23,7 +23,7 @@ import math
 from dataclasses import dataclass
 
 from iogap.core.figures import HIGHER, LOWER
-from iogap.judge import calibration
+from iogap.judge import threshold as calibration
 
 #: Nights in which a step may have started to be reported
 WINDOW = 5
@@ -62,6 +62,7 @@ class Step:
 
 def _interval(before, after):
     import warnings
+
     from scipy import stats
     with warnings.catch_warnings():     # near-equal values: still right
         warnings.simplefilter('ignore', RuntimeWarning)

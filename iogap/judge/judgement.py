@@ -25,8 +25,12 @@ import reframe as rfm
 import reframe.core.logging as rlog
 import reframe.core.runtime as rt
 import reframe.utility.sanity as sn
-from reframe.core.builtins import (run_after, run_before, sanity_function,
-                                   variable)
+from reframe.core.builtins import (
+    run_after,
+    run_before,
+    sanity_function,
+    variable,
+)
 from reframe.core.exceptions import SanityError, SkipTestError
 
 from iogap.core import registry

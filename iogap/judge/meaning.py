@@ -12,10 +12,10 @@ it (the most specific), are found here too.
 import json
 import math
 
-from iogap import profile
 from iogap.core import registry
 from iogap.core.cases import runs_on
 from iogap.judge import effects, lines, schema, sides
+from iogap.site import profile
 
 
 def check(ref):

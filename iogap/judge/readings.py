@@ -8,16 +8,16 @@ reference entries each takes as its parameter are
 
 
 from iogap.core import registry, stats
-from iogap.core.paired import geometric_mean
 from iogap.core.cases import runs_on
+from iogap.core.control import geometric_mean
 from iogap.errors import IogapError
 from iogap.judge import references, schema
 from iogap.judge.judgement import Judgement
+
 # checks/judge.py and the plan take the parameters from here, beside the
 # readings they parametrise
 from iogap.judge.sides import curve_points, ratio_sides
-from iogap.judge.targets import (  # noqa: F401
-    absolute_targets, entries, target_name)
+from iogap.judge.targets import absolute_targets, entries, target_name
 
 
 class AbsoluteCheck(Judgement):

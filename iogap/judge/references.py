@@ -32,13 +32,15 @@ in one line.
 '''
 
 import os
+import sys
 
 import jsonschema
 import yaml
 
-from iogap import inputs, profile
+from iogap import inputs
 from iogap.errors import IogapError, ReferenceFileError
 from iogap.judge import audit, lines, meaning, schema
+from iogap.site import profile
 
 
 class File:
@@ -169,3 +171,26 @@ def unenforced(path):
 def current():
     '''The loaded reference file, or ``None``.'''
     return _current
+
+
+def say_what_is_judged(system):
+    '''Say when nothing (no reference file) or not everything (cases
+    this host cannot run) of ``system`` will be judged.'''
+    if current() is None:
+        path = path_for(system['name'])
+        if os.environ.get('IOGAP_REQUIRE_REFERENCES') == '1':
+            raise ReferenceFileError(f'{path}: no reference file for system '
+                                 f'{system["name"]}, and IOGAP_REQUIRE_'
+                                 f'REFERENCES=1 demands one')
+        print(f'iogap: no reference file {path}: the figures of '
+              f'{system["name"]} are measured but not judged',
+              file=sys.stderr)
+
+    absent = current() and current().absent_count()
+    if absent:
+        left = profile.omitted()
+        also = f' or a partition this run left out ({", ".join(left)})' \
+            if left else ''
+        print(f'iogap: {absent} reference(s) judge cases that need a feature '
+              f'this host lacks (see the profile\'s detectable_features)'
+              f'{also}: not judged here', file=sys.stderr)

@@ -6,12 +6,12 @@ that count; each count is a case of its own.
 
 from reframe.core.builtins import parameter
 
-from iogap import profile
 from iogap.core import placement, registry
 from iogap.core.figures import Figures
 from iogap.osu.base import OSUBase
 from iogap.osu.figures import LATENCY_AT
 from iogap.osu.pt2pt import at
+from iogap.site import profile
 
 
 def rank_sweep(part, core_spec, nodes):

@@ -2,7 +2,7 @@
 node of the same job, run just before each inter-node run, repetition by
 repetition. What the nodes are doing at that moment (load, clock, their
 neighbours' traffic) slows both; the ratio, inter-node over intra-node,
-divides most of it out (:mod:`iogap.core.paired`).
+divides most of it out (:mod:`iogap.core.control`).
 
 A case has the control only where it spans two nodes, the profile says
 how to place two ranks on one node of such a job
@@ -13,7 +13,7 @@ reason.
 
 import statistics
 
-from iogap.core.paired import Control
+from iogap.core.control import Control
 from iogap.osu.figures import LATENCY_PAIRED, LATENCY_SMALLEST, SMALLEST_SIZE
 
 #: The pairing, as its errors name it
@@ -22,7 +22,7 @@ INTRA_NODE = Control('inter-node runs', 'intra-node runs',
 
 
 def unavailable(params, part):
-    '''Why a case (its parameters, its :class:`~iogap.profile.Part`) has
+    '''Why a case (its parameters, its :class:`~iogap.site.profile.Part`) has
     no intra-node control, or ``None`` where it has one.'''
     if params.get('placement') != 'inter_node':
         return (f'{params.get("placement")}: the case runs on one node; '

@@ -15,7 +15,6 @@ import re
 
 from reframe.core.exceptions import SanityError
 
-
 _TITLE = re.compile(r'^# (OSU .*?)\s+v(\d+(?:\.\d+)*)\s*$')
 _DATATYPE = re.compile(r'^# Datatype: (\S+?)\.?\s*$')
 # OSU prints figures with a fixed number of decimals and counts as integers:

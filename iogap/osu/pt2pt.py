@@ -7,15 +7,20 @@ extras['osu_placement'] and are checked against where the ranks ran.
 from reframe.core.builtins import parameter, variable
 from reframe.core.exceptions import SanityError
 
-from iogap import profile
 from iogap.core import placement, registry, steps
-from iogap.core.variants import feature
 from iogap.core.figures import Figures
+from iogap.core.variants import feature
 from iogap.osu import control
 from iogap.osu.base import OSUBase
-from iogap.osu.figures import (BW_PEAK, BW_PEAK_SIZE, LATENCY_AT,
-                               LATENCY_PAIRED, LATENCY_SMALLEST,
-                               SMALLEST_SIZE)
+from iogap.osu.figures import (
+    BW_PEAK,
+    BW_PEAK_SIZE,
+    LATENCY_AT,
+    LATENCY_PAIRED,
+    LATENCY_SMALLEST,
+    SMALLEST_SIZE,
+)
+from iogap.site import profile
 
 #: The study's "0-byte latency": the least latency of the sizes up to 8 B
 #: (OSU 7.x starts at 1 B, and its first size carries the warm-up)

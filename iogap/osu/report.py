@@ -2,11 +2,15 @@
 placement and partition (the study's intra/inter-node table), and the
 all-to-all and allreduce latency against ranks (EPCC).'''
 
-from iogap.osu.figures import (BW_PEAK, LATENCY_AT, LATENCY_SMALLEST,
-                               SMALLEST_SIZE)
+from iogap.history.load import median
+from iogap.osu.figures import (
+    BW_PEAK,
+    LATENCY_AT,
+    LATENCY_SMALLEST,
+    SMALLEST_SIZE,
+)
 from iogap.report import bars, labels, style
 from iogap.report.family import Section
-from iogap.report.load import median
 
 PLACEMENTS = ('same_socket', 'cross_socket', 'inter_node')
 BANDWIDTH = {'OSUBandwidth': 'osu_bw', 'OSUBiBandwidth': 'osu_bibw'}

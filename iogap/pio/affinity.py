@@ -13,9 +13,9 @@ for the geometry generate the cases.
 
 from reframe.core.builtins import parameter, variable
 
-from iogap import profile
 from iogap.core import registry
 from iogap.pio.ior import IORBase
+from iogap.site import profile
 
 
 def geometry(part):

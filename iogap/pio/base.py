@@ -12,11 +12,11 @@ case is generated only on the partitions whose sweep holds its point.
 from reframe.core.builtins import parameter
 from reframe.core.exceptions import SanityError
 
-from iogap import profile
 from iogap.core import placement, variants
 from iogap.core.base import IogapTest
 from iogap.core.variants import core_specs, feature
 from iogap.pio import parse
+from iogap.site import profile
 
 
 def ppn_sweep(part, core_spec=0, study_points=True):

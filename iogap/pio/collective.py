@@ -25,7 +25,6 @@ printed and where the ranks ran, that it got them.
 
 from reframe.core.builtins import parameter, variable
 
-from iogap import profile
 from iogap.core import placement, registry, variants
 from iogap.core.striping import Striping
 from iogap.core.variants import BINARY, feature, size_bytes
@@ -33,7 +32,7 @@ from iogap.errors import IogapError
 from iogap.pio import hints
 from iogap.pio.base import node_sweep, ppn_sweep
 from iogap.pio.ior import IORBase
-
+from iogap.site import profile
 
 #: Rounds the largest swept buffer takes per collective call in a cb case
 CB_ROUNDS = 2

@@ -11,6 +11,12 @@ BANDWIDTH = BW.name(phase='write')
 #: The family whose cases move metadata, not bytes
 MDTEST = 'MDTestBench'
 
+#: The profile setting that sizes each family's transfer (re-baselining's
+#: advice)
+SIZE = {'IORBench': 'ior_block_size', 'IORCollective': 'ior_block_size',
+        'IORFrequencySweep': 'ior_block_size', 'IORAffinity': 'ior_block_size',
+        'MDTestBench': 'mdtest_files_per_proc'}
+
 
 def _shape(case):
     '''``(nodes, processes per node)`` of an IOR case.'''

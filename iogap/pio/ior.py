@@ -20,8 +20,8 @@ from iogap.core import plausible, steps, traced, variants
 from iogap.core.darshan import FIGURES as DARSHAN_FIGURES
 from iogap.core.figures import Figures
 from iogap.pio import parse
-from iogap.pio.figures import BW, BW_SPREAD, IOPS, TIME
 from iogap.pio.base import ParallelIOTest
+from iogap.pio.figures import BW, BW_SPREAD, IOPS, TIME
 
 #: Read passes: the first is read-once, all three read-3x
 READ_PASSES = 3

@@ -8,7 +8,6 @@ from iogap.core.variants import feature
 from iogap.pio import base
 from iogap.pio.ior import IORBase
 
-
 #: The case the study measured at its points between powers of two
 STUDY_POINT = ('fpp', 'POSIX', 'buffered')
 

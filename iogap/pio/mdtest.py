@@ -12,10 +12,8 @@ from reframe.core.exceptions import SanityError
 from iogap.core import registry, variants
 from iogap.core.darshan import FIGURES as DARSHAN_FIGURES
 from iogap.core.figures import Figures
-from iogap.pio import parse
+from iogap.pio import base, parse
 from iogap.pio.figures import RATE
-from iogap.pio import base
-
 
 
 @registry.family

@@ -4,10 +4,10 @@ one panel per I/O mode and phase (read once next to read 3 times), one
 line per partition, layout and variant; then IORCollective and mdtest as
 smaller panels; and the families' places in the shared sections.'''
 
+from iogap.history.load import median
 from iogap.pio.figures import BW, LABELS, MDTEST_OPS, RATE
 from iogap.report import bars, labels, style
 from iogap.report.family import Section
-from iogap.report.load import median
 
 PHASES = tuple((BW.name(phase=p), LABELS[p]) for p in LABELS)
 MODES = ('buffered', 'fsync', 'direct')

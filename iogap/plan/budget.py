@@ -3,8 +3,10 @@
 
 import os
 
-from iogap import inputs, profile
+from iogap import inputs
 from iogap.errors import IogapError
+from iogap.plan.cost import totals
+from iogap.site import profile
 
 #: Wall seconds of a judgement (local arithmetic on figures)
 JUDGE_SECONDS = 1.0
@@ -51,7 +53,7 @@ class Budget:
                 return value
             if of is None:
                 raise IogapError('night budget: a share of the full night '
-                                 '(%) needs its cost: python -m iogap.plan')
+                                 '(%) needs its cost: iogap plan')
             return value[1] * of
         return cls({k: whole(v, full[0]) for k, v in node_hours.items()},
                    whole(wall, full[1]))
@@ -109,7 +111,6 @@ def tonight(node_hours, wall, costs):
                  for p in profile.current()['partitions']
                  if p['extras'].get('night_node_hours')}
     _known_partitions(hours or {})
-    from iogap.plan.cost import totals
     full = totals(costs).values()
     return Budget.of(hours or {}, wall, (sum(r[1] for r in full),
                                          sum(r[2] for r in full)))

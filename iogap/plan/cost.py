@@ -1,7 +1,7 @@
 '''The cost of a case before it runs: nodes, bytes written, wall time.
 
 The wall time is measured where the case ran before: the median of its
-last runs in the results database (:mod:`iogap.plan.history` reads it),
+last runs in the results database (:mod:`iogap.history.jobtimes` reads it),
 each from the job's submission to its completion. Otherwise it is
 estimated from the case's geometry: the bytes it moves over the
 bandwidth its partition's references give (the most specific absolute
@@ -33,9 +33,8 @@ import statistics
 
 from iogap.core import registry
 from iogap.errors import IogapError
+from iogap.history.jobtimes import measured, nights_ran
 from iogap.judge import references
-from iogap.plan.history import (  # noqa: F401 (the module's API)
-    measured, nights_ran)
 
 #: Runs of a case whose median is its measured wall time
 LAST_RUNS = 3

@@ -79,7 +79,7 @@ def waiting(plan, selects, index, nights_ahead, left_out):
     tonight (night ``index``), saying why: the night the rotation plans it
     for (``nights_ahead``, tonight's first), or the side this run does not
     generate (``left_out``: ``[(Check@N, name, [(case, partition)])]``,
-    from :func:`iogap.plan.cases.judgements`).'''
+    from :func:`iogap.plan.inventory.judgements`).'''
     where, chosen, lines = touches(plan), set(selects), []
     for j in plan.judgements:
         if len(where[j.select]) > 1 and j.select not in chosen:

@@ -1,13 +1,23 @@
 '''The plan the command's options ask for: the profile loaded (before any
 family is imported: the families take their values from it), its cases,
 judgements, costs and history, the night's budget and the plan itself;
-``python -m iogap.plan`` and docs/budget.md both make it here.'''
+``iogap plan`` and docs/budget.md both make it here.'''
 
+import json
 import os
 import re
+import sys
 
-from iogap import inputs, profile
+from iogap import inputs
 from iogap.errors import IogapError
+from iogap.history import resultsdb
+from iogap.history.runguard import replace_file
+from iogap.judge import references
+from iogap.plan import cost, jobs
+from iogap.plan import inventory as cases
+from iogap.plan.budget import tonight
+from iogap.plan.nightplan import Plan, night_index
+from iogap.site import profile
 
 ROOT = profile.ROOT
 
@@ -20,8 +30,6 @@ def load(system, db, within=None, left_out=None):
     profile.load(['--system', system] if system else [], os.environ)
     # Tonight's selection names variants by number, as the run numbers them
     profile.parametrize(profile.current())
-    from iogap.judge import references
-    from iogap.plan import cases, cost
     name = profile.current()['name']
     if system and system.split(':')[0] != name:
         raise IogapError(f'no profile for system {system!r}: give one of '
@@ -49,7 +57,6 @@ def _history(db):
     history; one that cannot be read is refused, not taken for none.'''
     if db == os.devnull or not os.path.lexists(db):
         return None
-    from iogap import resultsdb
     try:
         resultsdb.check(db)
     except resultsdb.ResultsDBError as err:
@@ -62,12 +69,10 @@ def _history(db):
 
 def budget(args, costs):
     '''The night's budget; ``40%`` is that share of the full night.'''
-    from iogap.plan.budget import tonight
     return tonight(args.node_hours, args.wall, costs)
 
 
 def plan(args, left_out=None):
-    from iogap.plan.night import Plan, night_index
     name, found, judgements, costs, ran = load(args.system, args.db,
                                                args.within, left_out)
     canaries = args.canaries or inputs.env(os.environ, 'IOGAP_CANARIES',
@@ -78,3 +83,51 @@ def plan(args, left_out=None):
                 ran, sweeps=bool(sweeps))
     index = args.night if args.night is not None else night_index(args.date)
     return name, made, index
+
+
+def print_night(args):
+    '''Print the reframe options that select tonight's plan, and lines
+    saying what it holds (with ``--jobs``, each pipeline job and each
+    judgement spanning partitions that does not run tonight; ``--json``:
+    the plan, for the run report).'''
+    left_out = []
+    name, made, index = plan(args, left_out)
+    summary = made.summary(index)
+    if args.jobs:
+        summary['jobs'] = jobs.split(made, summary['selects'])
+        summary['not_tonight'] = jobs.waiting(
+            made, summary['selects'], index, made.ahead(index), left_out)
+    if args.json:
+        if args.rotation:
+            summary['rotation'] = made.record(index)
+        try:
+            replace_file(args.json, json.dumps(summary, indent=1))
+        except OSError as err:
+            raise IogapError(f'--json {args.json}: cannot write it '
+                             f'({err.strerror}): give a file in a writable '
+                             f'directory') from None
+    print(' '.join(f'-n {s}' for s in summary['selects']))
+    say_night(name, made, index, summary)
+
+
+def say_night(name, made, index, summary):
+    '''The plan's lines on stderr: the night, its jobs, what waits.'''
+    sweep = ''.join(f', a sweep of {len(s["variants"])} variant(s) over '
+                    f'{s["nodes"]} nodes of {p}'
+                    for p, s in summary['sweep'].items()) or (
+        ', nothing to sweep (no partition with sweep_nodes runs a '
+        'single-node canary)' if made.sweeps else '')
+    print(f'iogap-plan: {name} night {index}: '
+          f'{len(summary["selects"])} variants, '
+          f'{len(made.canaries)} canaries{sweep}, rotation of '
+          f'{made.length} night(s), every case run within '
+          f'{summary["covered_within"]}, {summary["node_hours"]} '
+          f'node-hours, {summary["wall_seconds"]:.0f} s serial '
+          f'(budget {made.budget.describe()})', file=sys.stderr)
+    for job in summary.get('jobs', []):
+        print(f'iogap-plan: job {job["name"]}: {len(job["selects"])} '
+              f'variants ({job["judgements"]} judgements), '
+              f'{job["node_hours"]} node-hours, {job["wall_seconds"]:.0f} '
+              f's serial', file=sys.stderr)
+    for line in summary.get('not_tonight', []):
+        print(f'iogap-plan: {line}', file=sys.stderr)

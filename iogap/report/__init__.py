@@ -1,14 +1,40 @@
-'''The study's plots from ReFrame run reports and the results database.
+'''The morning page: one self-contained HTML page of a night and the
+nights before it, drawn from run reports and the results database.
 
-    python -m iogap.report output/reports/run-report-*.json -o report/
-    python -m iogap.report --db output/results.db -o report/
-    python -m iogap.report --study-example -o study/
-
-:mod:`~iogap.report.load` turns reports and database sessions into one flat
-table of figures, each family package's ``report`` module draws its own
-section (found by :mod:`~iogap.report.family`), the ``plot_*`` modules draw
-the page's own sections and :mod:`~iogap.report.page` writes
-``index.html`` with a ``figures.json`` manifest. matplotlib (the ``report``
-extra) is imported only when drawing: the registry imports every module of
-the family packages, their ``report`` modules too, when a run loads.
+:func:`write_page` is the stage's face. Each family package's ``report``
+module draws its own section (found by :mod:`~iogap.report.family`), the
+``plot_*`` modules draw the page's own sections and
+:mod:`~iogap.report.page` writes ``index.html`` with a ``figures.json``
+manifest. matplotlib (the ``report`` extra) is imported only when drawing.
 '''
+
+import json
+import os
+
+from iogap.errors import IogapError
+from iogap.history import load
+from iogap.report import page, sections, study
+
+__all__ = ['write_page']
+
+
+def write_page(reports=(), db=None, output='.', study_example=False):
+    '''Draw the page of ``reports`` (run report files) and the sessions of
+    ``db`` into ``output``; with ``study_example``, a session whose values
+    are the study's published figures (not a run) is added. Returns the
+    page's path and how many figures it holds.'''
+    try:
+        import matplotlib  # noqa: F401 (only drawing needs it)
+    except ImportError:
+        raise IogapError("drawing needs matplotlib: pip install "
+                         "'iogap[report]' (or matplotlib>=3.7)") from None
+    examples = [study.example_report()] if study_example else []
+    found, rows = load.load(reports, db, examples)
+    os.makedirs(output, exist_ok=True)
+    if study_example:
+        with open(os.path.join(output, 'study-example-report.json'),
+                  'w') as fp:
+            json.dump(examples[0], fp, indent=1)
+    manifest = sections.render(found, rows, output)
+    return page.write(manifest, output), sum(
+        len(s['figures']) for s in manifest['sections'])

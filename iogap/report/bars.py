@@ -2,8 +2,8 @@
 of the AbsoluteCheck that judged a bar, a case's figures in slot order,
 the study's value of a figure and the spread of its repetitions.'''
 
+from iogap.history.load import median
 from iogap.report import labels, style
-from iogap.report.load import median
 
 
 def bands_of(rows):

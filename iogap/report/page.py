@@ -5,7 +5,7 @@ import base64
 import html
 import os
 
-from iogap.runguard import replace_file
+from iogap.history.runguard import replace_file
 
 CSS = '''
 body { font-family: system-ui, sans-serif; max-width: 1200px; margin: 1em auto;

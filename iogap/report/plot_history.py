@@ -14,7 +14,7 @@ import statistics
 
 from iogap.core.figures import HIGHER, LOWER
 from iogap.report import style
-from iogap.report.series import better, collect
+from iogap.report.trends import better, collect
 
 #: Small multiples drawn (the table lists every figure)
 DRAWN = 12

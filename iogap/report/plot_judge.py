@@ -10,8 +10,10 @@ import os
 
 import yaml
 
-from iogap.report import labels, load, style
-from iogap.report.load import JUDGEMENTS, NOT_APPLICABLE
+from iogap.history import load
+from iogap.history.load import JUDGEMENTS, NOT_APPLICABLE
+from iogap.judge import coverage, references
+from iogap.report import labels, style
 
 KINDS = {'AbsoluteCheck': 'absolute references',
          'RatioCheck': 'ratios', 'FitCheck': 'fits over the CPU clock',
@@ -121,9 +123,7 @@ def draw(ctx):
 
 def coverage_notes(rows):
     '''What the newest session of each system judged, out of what its
-    reference file holds (iogap.coverage), one line each.'''
-    from iogap import coverage
-    from iogap.judge import references
+    reference file holds (iogap.judge.coverage), one line each.'''
     notes = []
     for system in sorted({r.system for r in rows}):
         path = references.path_for(system)

@@ -4,8 +4,8 @@ with the least-squares line, r² and intercept of each series.'''
 
 from iogap.core.stats import linear_fit
 from iogap.errors import IogapError
+from iogap.history.load import median
 from iogap.report import family, labels, style
-from iogap.report.load import median
 
 MARKERS = 'osD^v'
 

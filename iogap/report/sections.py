@@ -2,15 +2,22 @@
 the family packages' own sections (:mod:`iogap.report.family`) placed
 among the page's, which take their families from them too.'''
 
+import dataclasses
 import json
 import os
-import dataclasses
 from dataclasses import dataclass, field
 
-from iogap.report import (family, plot_darshan, plot_history, plot_judge,
-                          plot_sweep, study, style)
+from iogap.history.load import JUDGEMENTS, latest
+from iogap.report import (
+    family,
+    plot_darshan,
+    plot_history,
+    plot_judge,
+    plot_sweep,
+    study,
+    style,
+)
 from iogap.report.family import Section
-from iogap.report.load import JUDGEMENTS, latest
 
 
 @dataclass

@@ -11,7 +11,9 @@ import os
 
 import yaml
 
-from iogap.report.load import InputError
+from iogap.core import registry
+from iogap.history.load import InputError
+from iogap.judge import references
 
 SYSTEM = 'cori'
 SOURCE = ("Liu et al., 'Understanding the IO Performance Gap Between Cori "
@@ -20,7 +22,6 @@ SOURCE = ("Liu et al., 'Understanding the IO Performance Gap Between Cori "
 
 
 def reference_file():
-    from iogap.judge import references
     return references.path_for(SYSTEM)
 
 
@@ -37,7 +38,6 @@ def entries(path=None):
 
 def _checked(entry):
     '''Why an absolute entry names no figure a family reports, or None.'''
-    from iogap.core import registry
     cls = registry.get(entry['test'])
     if cls is None:
         return f'{entry["test"]} is not a test family'
@@ -59,7 +59,6 @@ def values(system, path=None):
 
 
 def _full(family, params):
-    from iogap.core import registry
     cls = registry.get(family)
     full = {k: v[0] for k in cls.param_space.params if not k.startswith('.')
             for v in [registry.param_values(cls, k)] if v}
@@ -114,7 +113,7 @@ def example_report(path=None):
             'time_start': '20170510T000000+0000',
             'time_start_unix': 1494374400.0, 'num_cases': len(cases),
             'num_failures': 0, 'num_skipped': 0, 'study_example': True,
-            'cmdline': 'python -m iogap.report --study-example',
+            'cmdline': 'iogap report --study-example',
             'source': os.path.relpath(path or reference_file()),
             'study_source': SOURCE, 'study_unplaced': skipped}
     return {'session_info': info, 'restored_cases': [],

@@ -39,8 +39,14 @@ import yaml
 
 from iogap.judge import effects, sides
 from iogap.judge.audit import model
-from iogap.judge.audit.inputs import (  # noqa: F401 (the package's API)
-    Unknown, absolute_cases, direction, figure_noise, fit_points, side_params)
+from iogap.judge.audit.read import (
+    Unknown,
+    absolute_cases,
+    direction,
+    figure_noise,
+    fit_points,
+    side_params,
+)
 
 with open(os.path.join(os.path.dirname(__file__), 'budget.yaml')) as _fp:
     #: The project's default budget (a file's ``budget:`` overrides it)
@@ -200,7 +206,7 @@ def enforce(ref):
     except Unknown as err:
         ref.fail(err.args[1], err.args[0])
     limits = budget(ref)
-    tool = f'python -m iogap.judge.audit {ref.path}'
+    tool = f'iogap audit {ref.path}'
     for row in audit:
         if row.entry.get('waiver') or not row.cases:
             continue

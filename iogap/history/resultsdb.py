@@ -1,0 +1,196 @@
+'''The results database is the nights' history: it is checked before a run
+writes to it, never replaced, copied while good, and a session that did
+not reach it is an error (ReFrame itself only warns).
+
+A database is refused when it is not SQLite, shorter than its header says
+(truncated), fails ``PRAGMA integrity_check``, is SQLite but not ReFrame's,
+is locked by another process or cannot be written. A missing one is new.
+Sessions ReFrame stored but cannot read back (:mod:`iogap.history.storedinfo`) are
+mended in place, none lost, the file as it was kept beside it.
+'''
+
+import os
+import shutil
+import sqlite3
+from contextlib import closing
+
+from iogap.errors import IogapError
+from iogap.history import storedinfo
+
+#: SQLite's file header
+MAGIC = b'SQLite format 3\x00'
+
+#: The copy of the last good history kept beside the database
+LAST_GOOD = '.last-good'
+
+#: The copy of a database kept before its sessions are mended
+BEFORE_MEND = '.before-mend'
+
+#: Seconds to wait for another process's lock before calling it held
+BUSY_SECONDS = 10
+
+
+class ResultsDBError(IogapError):
+    '''The results database cannot be trusted or written.'''
+
+
+def restore_hint(path):
+    '''How to get the history back: its last good copy, if there is one.'''
+    good = path + LAST_GOOD
+    if os.path.isfile(good):
+        return f'restore the last good copy: cp -p {good} {path}'
+    return 'restore it from a backup, or move it away to start a new history'
+
+
+def _refuse(path, why):
+    raise ResultsDBError(f'results database {path} {why}: the run stops '
+                         f'before writing to it; {restore_hint(path)}')
+
+
+def _header_size(head):
+    '''Bytes the header says the file holds (page size x page count).'''
+    page = int.from_bytes(head[16:18], 'big')
+    page = 65536 if page == 1 else page
+    return page * int.from_bytes(head[28:32], 'big')
+
+
+def check(path):
+    '''Raise :class:`ResultsDBError` unless ``path`` is missing (a new
+    history) or a sound ReFrame results database this process can write.'''
+    if not os.path.lexists(path):
+        folder = os.path.dirname(os.path.abspath(path))
+        if os.path.isdir(folder) and not os.access(folder, os.W_OK):
+            _refuse(path, f'cannot be created: {folder} is not writable')
+        return
+    try:
+        with open(path, 'rb') as fp:
+            head = fp.read(100)
+        size = os.path.getsize(path)
+    except OSError as err:
+        _refuse(path, f'cannot be read ({err.strerror})')
+    if size == 0:
+        _refuse(path, 'is empty (0 bytes), not a history')
+    if not head.startswith(MAGIC):
+        _refuse(path, 'is not an SQLite database')
+    if len(head) < 100 or size < _header_size(head):
+        _refuse(path, f'is truncated ({size} bytes, its header says '
+                      f'{_header_size(head) if len(head) == 100 else "more"})')
+    if not os.access(path, os.W_OK) or not os.access(
+            os.path.dirname(os.path.abspath(path)), os.W_OK):
+        _refuse(path, 'is not writable (it or its directory)')
+    try:
+        with closing(sqlite3.connect(path, timeout=BUSY_SECONDS)) as conn:
+            # An exclusive transaction: waits for, then names, another writer
+            conn.execute('BEGIN IMMEDIATE')
+            found = conn.execute('PRAGMA integrity_check').fetchall()
+            tables = {r[0] for r in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type='table'")}
+            conn.rollback()
+    except sqlite3.OperationalError as err:
+        if 'locked' in str(err) or 'busy' in str(err):
+            _refuse(path, f'is locked by another process (waited '
+                          f'{BUSY_SECONDS} s)')
+        _refuse(path, f'cannot be read by SQLite ({err})')
+    except sqlite3.DatabaseError as err:
+        _refuse(path, f'is corrupt ({" ".join(str(err).split())})')
+    if [r[0] for r in found] != ['ok']:
+        _refuse(path, f'fails PRAGMA integrity_check '
+                      f'({" ".join(found[0][0].split())})')
+    if tables and not {'sessions', 'testcases', 'metadata'} <= tables:
+        _refuse(path, f'is an SQLite database but not ReFrame\'s (tables: '
+                      f'{", ".join(sorted(tables)[:4])})')
+
+
+def stored(path, uuid):
+    '''Why session ``uuid`` is not in the database at ``path``, or ``None``
+    when it is there.'''
+    if not os.path.isfile(path):
+        return f'the results database {path} does not exist'
+    try:
+        uri = f'file:{os.path.abspath(path)}?mode=ro'
+        with closing(sqlite3.connect(uri, uri=True,
+                                     timeout=BUSY_SECONDS)) as conn:
+            row = conn.execute('SELECT 1 FROM sessions WHERE uuid = ?',
+                               (uuid,)).fetchone()
+    except sqlite3.DatabaseError as err:
+        return f'the results database {path} cannot be read ({err})'
+    return None if row else (f'session {uuid} is not in the results '
+                             f'database {path}')
+
+
+def keep_copy(path):
+    '''Copy a sound database to ``<path>.last-good`` (through SQLite's
+    backup, so a copy is never half a write); the copy's path, or ``None``
+    when there is nothing to copy.'''
+    if not os.path.isfile(path):
+        return None
+    check(path)
+    good = path + LAST_GOOD
+    _backup(path, good)
+    return good
+
+
+def _backup(path, copy):
+    '''Copy the database at ``path`` to ``copy`` through SQLite's backup
+    (never half a write), replacing ``copy`` only once it is whole.'''
+    # the jobs of a night split per partition keep copies at once
+    part = f'{copy}.part{os.getpid()}'
+    try:
+        with closing(sqlite3.connect(f'file:{os.path.abspath(path)}?mode=ro',
+                                     uri=True)) as src, \
+                closing(sqlite3.connect(part)) as dst:
+            src.backup(dst)
+        os.replace(part, copy)
+    except (OSError, sqlite3.Error) as err:
+        if os.path.exists(part):
+            os.remove(part)
+        raise ResultsDBError(f'cannot keep a copy of the results database '
+                             f'{path} in {copy}: {err}') from None
+    shutil.copymode(path, copy)
+
+
+def unreadable(conn):
+    '''``[uuid]`` of the stored sessions ReFrame cannot read back
+    (:mod:`iogap.history.storedinfo`).'''
+    found = []
+    for uuid, head in conn.execute('SELECT uuid, substr(json_blob, 1, ?) '
+                                   'FROM sessions', (storedinfo.HEAD,)):
+        if not storedinfo.readable(head):
+            found.append(uuid)
+    return found
+
+
+def mend(path):
+    '''Make every stored session of a sound database readable by
+    ReFrame again, losing none; the line that says what was mended, or
+    ``None`` when nothing was. The file as it was is kept first.'''
+    if not os.path.isfile(path):
+        return None
+    check(path)
+    with closing(sqlite3.connect(path, timeout=BUSY_SECONDS)) as conn:
+        damaged = unreadable(conn)
+        if not damaged:
+            return None
+        _backup(path, path + BEFORE_MEND)
+        conn.execute('BEGIN IMMEDIATE')
+        total = conn.execute('SELECT count(*) FROM sessions').fetchone()[0]
+        failed = []
+        for uuid in damaged:
+            blob, = conn.execute('SELECT json_blob FROM sessions WHERE '
+                                 'uuid = ?', (uuid,)).fetchone()
+            new = storedinfo.mended(blob)
+            if new is None:
+                failed.append(uuid)
+            else:
+                conn.execute('UPDATE sessions SET json_blob = ? WHERE '
+                             'uuid = ?', (new, uuid))
+        conn.commit()
+    said = (f'results database {path}: {len(damaged)} of {total} stored '
+            f'session(s) unreadable by ReFrame (a \'}}\' in their session '
+            f'info, docs/faults.md)')
+    if failed:
+        raise ResultsDBError(f'{said}; {len(failed)} cannot be mended '
+                             f'({", ".join(failed[:3])}): the run stops '
+                             f'before writing to it; {restore_hint(path)}')
+    return (f'{said}: mended in place, all {total} kept; as it was: '
+            f'{path}{BEFORE_MEND}')

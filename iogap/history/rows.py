@@ -1,0 +1,97 @@
+'''The table a report draws: a session and one row per figure of a test
+case, with the judgement's verdict and band where it has one.'''
+
+import time
+from dataclasses import dataclass, field
+
+from iogap.errors import IogapError
+
+#: Families that judge figures rather than measure them
+JUDGEMENTS = ('AbsoluteCheck', 'RatioCheck', 'FitCheck', 'MechanismCheck')
+
+#: The verdict of a judgement not applicable on the host it ran on
+NOT_APPLICABLE = 'n/a'
+
+#: Schema of ReFrame 4.10's sqlite results database (reporting/storage.py)
+DB_SCHEMA = '1.0'
+
+class InputError(IogapError):
+    '''An input that is not a run report or results database.'''
+
+
+@dataclass(frozen=True)
+class Session:
+    '''One ReFrame session (a night), from a report file or the DB.'''
+
+    uuid: str
+    start: float
+    source: str
+    info: dict = field(compare=False, hash=False, repr=False)
+    #: What the night cost, measured: ``{partition: [jobs, node-hours,
+    #: job seconds]}`` (iogap.plan.spent)
+    cost: dict = field(default_factory=dict, compare=False, hash=False,
+                       repr=False)
+
+    @property
+    def when(self):
+        return time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(self.start))
+
+    @property
+    def study_example(self):
+        return bool(self.info.get('study_example'))
+
+
+@dataclass
+class Row:
+    '''One figure of one test case in one session.'''
+
+    session: Session
+    system: str
+    partition: str
+    family: str
+    case: str
+    params: dict
+    result: str
+    figure: str
+    value: float
+    unit: str
+    ref: float
+    lower: float = None
+    upper: float = None
+    verdict: str = None
+    method: str = ''
+    #: A judgement's false-alarm rate per healthy night (iogap.judge.audit)
+    false_alarms: float = None
+
+    @property
+    def where(self):
+        return f'{self.system}:{self.partition}'
+
+    @property
+    def judged(self):
+        return self.lower is not None or self.upper is not None
+
+    def band(self):
+        '''Absolute ``(low, high)`` bounds (ReFrame's relative bounds
+        applied to ``ref``), ``None`` for an open side.'''
+        scale = abs(self.ref)
+        return (None if self.lower is None else self.ref + scale * self.lower,
+                None if self.upper is None else self.ref + scale * self.upper)
+
+    @property
+    def judgement(self):
+        '''What a judgement judges: its ratio, fit or target name.'''
+        return next(iter(self.params.values()), self.case)
+
+    def target(self):
+        '''``(family, partition, {param: str})`` an AbsoluteCheck judged.'''
+        return target_of(self.judgement)
+
+
+def target_of(name):
+    '''``(family, partition, {param: value})`` of an absolute judgement's
+    name (iogap.judge.targets.target_name).'''
+    family, _, rest = name.partition('@')
+    part, _, params = rest.partition(':')
+    return family, part, dict(p.split('=', 1) for p in params.split(',')
+                              if '=' in p)

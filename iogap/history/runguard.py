@@ -1,0 +1,167 @@
+'''What guards a run's own records: the output file system is checked
+before the first job, a log that can no longer be written is one line (not
+a traceback per record), and at exit the run's session must be in the
+results database and its run report on disk, or the run fails naming why
+(ReFrame itself only warns and exits 0).
+'''
+
+import atexit
+import glob
+import json
+import logging
+import os
+import re
+import shutil
+import sys
+import time
+
+from iogap.errors import IogapError
+from iogap.history import resultsdb, runpaths
+
+#: Free bytes below which the output file system cannot take a run's
+#: reports, logs and stage directories
+MIN_FREE = 16 * 2**20
+
+_problems = []
+
+
+def check_output(output):
+    '''Stop before any job when ``output`` cannot be written.'''
+    try:
+        os.makedirs(output, exist_ok=True)
+    except OSError as err:
+        raise IogapError(f'output directory {output} cannot be created '
+                         f'({err.strerror}): set IOGAP_OUTPUT') from None
+    if os.statvfs(output).f_flag & os.ST_RDONLY or \
+            not os.access(output, os.W_OK):
+        raise IogapError(f'output directory {output} is not writable '
+                         f'(read-only file system or permissions): set '
+                         f'IOGAP_OUTPUT')
+    free = shutil.disk_usage(output).free
+    if free < MIN_FREE:
+        raise IogapError(f'output directory {output} has {free // 2**20} MiB '
+                         f'free, a run needs at least {MIN_FREE // 2**20} '
+                         f'MiB: free space or set IOGAP_OUTPUT')
+
+
+def _one_line_log_errors():
+    '''The first record a log handler cannot write is one line; the rest
+    are counted, never a traceback each.'''
+    def handle_error(handler, record):
+        err = sys.exc_info()[1]
+        if not _problems or not _problems[0].startswith('cannot write'):
+            where = getattr(handler, 'baseFilename', 'a log')
+            _problems.insert(0, f'cannot write {where} '
+                                f'({getattr(err, "strerror", None) or err})')
+            print(f'iogap: {_problems[0]}: further log records are lost',
+                  file=sys.stderr, flush=True)
+    logging.Handler.handleError = handle_error
+
+
+#: ReFrame's warnings when it goes on without a record of the run: a
+#: perflog line or the run report it could not write
+LOST_RECORDS = ('could not log performance data', 'failed to generate report')
+
+
+def _note_lost_records():
+    '''Keep ReFrame's warnings that a perflog line or the run report was
+    not written: the run is red for them at exit.'''
+    from reframe.core import logging as rlog
+
+    handle = rlog.Logger.handle
+
+    def noting(logger, record):
+        # ReFrame's message: 'WARNING: could not log ...', maybe coloured
+        message = re.sub(r'\x1b\[[0-9;]*m|^WARNING: ', '',
+                         record.getMessage().split('\n')[0])
+        if message.startswith(LOST_RECORDS):
+            _problems.append(message)
+        return handle(logger, record)
+
+    rlog.Logger.handle = noting
+
+
+def _new_reports(output, before):
+    found = set(glob.glob(os.path.join(output, 'reports',
+                                       'run-report-*.json')))
+    return sorted(found - before, key=os.path.getmtime)
+
+
+def _verdict(output, db, before):
+    '''Why this run's records are incomplete, or ``None``.'''
+    reports = _new_reports(output, before)
+    if not reports:
+        where = runpaths.problem('run report directory',
+                                 os.path.join(output, 'reports'))
+        if where:
+            return f'no run report was written: {where}'
+        if os.path.isdir(output) and (
+                os.statvfs(output).f_flag & os.ST_RDONLY or
+                shutil.disk_usage(output).free < MIN_FREE):
+            return (f'the output file system of {output} is full or '
+                    f'read-only: no run report was written')
+        return None     # nothing ran: ReFrame writes no empty report
+    try:
+        with open(reports[-1]) as fp:
+            uuid = json.load(fp)['session_info']['uuid']
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        return f'the run report {reports[-1]} is unreadable ({err})'
+    why = resultsdb.stored(db, uuid)
+    return f'the session was not stored: {why}' if why else None
+
+
+def _say_mended(db):
+    '''Mend the sessions ReFrame stored but cannot read back (a '}' in
+    what this run passed it, iogap.history.storedinfo), saying so; why that
+    failed, or ``None``.'''
+    try:
+        said = resultsdb.mend(db)
+    except resultsdb.ResultsDBError as err:
+        return str(err)
+    if said:
+        print(f'iogap: {said}', file=sys.stderr, flush=True)
+    return None
+
+
+def guard(output, db):
+    '''Check the output and the results database now, and the run's
+    records at exit.'''
+    check_output(output)
+    resultsdb.check(db)
+    why = _say_mended(db)
+    if why:
+        raise resultsdb.ResultsDBError(why)
+    _one_line_log_errors()
+    _note_lost_records()
+    before = set(glob.glob(os.path.join(output, 'reports',
+                                        'run-report-*.json')))
+    started = time.monotonic()
+
+    def at_exit():
+        why = _verdict(output, db, before) or _say_mended(db) or (
+            _problems[0] if _problems else None)
+        if why:
+            print(f'iogap: the run is not complete after '
+                  f'{time.monotonic() - started:.0f} s: {why}',
+                  file=sys.stderr, flush=True)
+            sys.stdout.flush()
+            # ReFrame has chosen its status already: only this changes it
+            os._exit(1)
+
+    atexit.register(at_exit)
+
+
+def replace_file(path, text):
+    '''Write ``text`` to ``path`` whole or not at all: a full or read-only
+    file system leaves what was there before.'''
+    part = f'{path}.part{os.getpid()}'
+    try:
+        with open(part, 'w') as fp:
+            fp.write(text)
+            fp.flush()
+            os.fsync(fp.fileno())
+        os.replace(part, path)
+    except OSError:
+        if os.path.exists(part):
+            os.remove(part)
+        raise

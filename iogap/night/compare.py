@@ -1,0 +1,86 @@
+'''Tonight against the nights before, by ReFrame's own
+``--performance-compare`` over the history database: every figure of
+tonight's session beside the mean of the other sessions of the last N days,
+with ReFrame's % change. Kept as ``history.csv`` (ReFrame's columns) and
+``history.txt`` (the table the job log shows).'''
+
+import csv
+import subprocess
+
+from iogap.night.tonight import ROOT
+
+#: ReFrame's CSV does not quote names that hold commas: ask for another
+#: delimiter, then write proper CSV
+_DELIM = '|'
+
+_COLUMNS = ('change', 'tonight', 'before', 'nights', 'figure')
+
+
+def spec(uuid, nights):
+    '''Session ``uuid`` against the mean of every other session of the
+    last ``nights`` days, with tonight's pass/fail and the number of past
+    samples.'''
+    return (f"{uuid}/now-{nights}d:now?uuid!='{uuid}'"
+            f"/mean:/+result_L+psamples_R")
+
+
+def compare(night, uuid):
+    '''Run the comparison, keep and print it; the rows (dicts keyed by
+    ReFrame's column names), or ``None`` if reframe could not compare.'''
+    cmd = night.reframe('--performance-compare', spec(uuid, night.nights),
+                        '--table-format=csv', f'--table-format-delim={_DELIM}',
+                        '--term-lhs=tonight', '--term-rhs=before')
+    proc = subprocess.run(cmd, cwd=ROOT, env=night.environ(), text=True,
+                          capture_output=True)
+    lines = proc.stdout.splitlines()
+    if proc.returncode != 0 or not lines or _DELIM not in lines[0]:
+        print(f'nightly: the history comparison failed (exit '
+              f'{proc.returncode}):\n{proc.stdout}{proc.stderr}')
+        return None
+
+    header, *body = [line.split(_DELIM) for line in lines]
+    rows = [dict(zip(header, values)) for values in body]
+    with open(night.path('history.csv'), 'w', newline='') as fp:
+        writer = csv.writer(fp)
+        writer.writerow(header)
+        writer.writerows(body)
+
+    text = table(rows, night.nights)
+    with open(night.path('history.txt'), 'w') as fp:
+        fp.write(text)
+    print(text, end='')
+    return rows
+
+
+def table(rows, nights):
+    '''The comparison as a plain table: % change first.'''
+    lines = [(_change(r), _value(r, 'tonight'), _value(r, 'before'),
+              _count(r.get('psamples (before)')),
+              f'{r["name"]} @{r["sysenv"]}: {r["pvar"]}') for r in rows]
+    widths = [max(len(c) for c in col) for col in zip(_COLUMNS, *lines)]
+    out = [f'history: tonight against the mean of the last {nights} days '
+           f'({len(rows)} figures)']
+    for line in [_COLUMNS, *lines]:
+        out.append('  '.join(c.rjust(w) if i < 4 else c
+                             for i, (c, w) in enumerate(zip(line, widths))))
+    return '\n'.join(out) + '\n'
+
+
+def _value(row, term):
+    value = row.get(f'pval (mean) ({term})', '')
+    try:
+        return f'{float(value):.4g} {row["punit"]}'
+    except ValueError:
+        return '-'
+
+
+def _count(value):
+    return value if (value or '').isdigit() else '0'
+
+
+def _change(row):
+    pdiff = row.get('pdiff (%)', '')
+    try:
+        return f'{float(pdiff):+.2f}%'
+    except ValueError:
+        return 'new'

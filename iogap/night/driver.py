@@ -1,0 +1,166 @@
+'''One night of the suite, driven: run tonight's share (its plan, its
+session extras) into the history database, compare it with the nights
+before, judge it (tonight's bands, then the series of nights) and write
+the night's summary (``output/ci/summary.txt``) and what the later jobs
+read (``output/ci/night.env``). ``iogap night`` runs it; exit 1 on a red
+night, 2 on one that judged too little (NOT JUDGED, UNDER-JUDGED).'''
+
+import json
+import os
+
+from iogap.errors import IogapError
+from iogap.history import load, resultsdb
+from iogap.history.runguard import replace_file
+from iogap.judge import acrossnights, breakage, references, verdict
+from iogap.night import compare, junit, planned
+from iogap.night.tonight import Night, shown
+
+
+def print_summary(night, title, lines):
+    text = '\n'.join([f' iogap night: {title} '.center(78, '='), *lines,
+                      '=' * 78]) + '\n'
+    print(text, end='', flush=True)
+    if night:
+        replace_file(night.path('summary.txt'), text)
+
+
+def _history(night, report):
+    '''The comparison with the nights before; the summary's line on it.
+    Diagnostics only: a failure here must not hide the verdict.'''
+    try:
+        with open(report) as fp:
+            uuid = json.load(fp)['session_info']['uuid']
+        rows = compare.compare(night, uuid)
+    except Exception as err:      # reported; the night is judged anyway
+        print(f'nightly: no history comparison: {err!r}')
+        rows = None
+    if rows is None:
+        return [f'history {night.results_db}: no comparison (see above)']
+    return [f'history {night.results_db}: {len(rows)} figures compared with '
+            f'the last {night.nights} days '
+            f'({shown(night.path("history.csv"))})']
+
+
+def _changepoints(night, report, system):
+    '''The change-point verdict over the history database, honouring the
+    figures the reference file declares judged for breakage only; also
+    added to the JUnit report as its own suite.'''
+    try:
+        with open(report) as fp:
+            uuid = json.load(fp)['session_info']['uuid']
+        ref, said = breakage.reference(system)
+        lines, steps, cases = acrossnights.judge(night.results_db, uuid, ref)
+        if cases:
+            junit.add_junit(night.junit, cases)
+    except Exception as err:      # said; the bands still judge the night
+        return [f'change points: not judged: {err!r}'], False
+    return said + lines, bool(steps)
+
+
+def _effects(night, report, system):
+    '''The study's effects over the nights of the history database
+    (``GONE`` lines turn the night red); their own JUnit suite.'''
+    try:
+        with open(report) as fp:
+            uuid = json.load(fp)['session_info']['uuid']
+        lines, gone, cases = acrossnights.judge_effects(
+            night.results_db, uuid, references.path_for(system))
+        if cases:
+            junit.add_effects(night.junit, cases)
+    except Exception as err:      # said; the bands still judge the night
+        return [f'effects: not judged: {err!r}'], False
+    return lines, gone
+
+
+def _with_steps(found, steps, stepped):
+    '''The band's lines with the change-point lines before the verdict,
+    which a step turns red.'''
+    *lines, last = found
+    if stepped and last.startswith('RED'):
+        last = f'{last}; a step change across nights'
+    elif stepped and last.startswith('GREEN'):
+        last = ('RED: every case passed and every figure is within its '
+                'reference, but the series of nights stepped or lost an '
+                'effect (STEP, GONE above)')
+    elif stepped:
+        last = (f'RED: the series of nights stepped or lost an effect '
+                f'(STEP, GONE above); {last}')
+    return lines + steps + [last]
+
+def _guard_history(night):
+    '''Check the history database and keep a copy of it as the last good
+    history; the summary's lines on it. A database that cannot be trusted
+    is never run into; one ReFrame can no longer read is mended first.'''
+    mended = resultsdb.mend(night.results_db)
+    copy = resultsdb.keep_copy(night.results_db)
+    return ([f'history: {mended}'] if mended else []) + (
+        [f'history {night.results_db}: sound; last good copy {copy} '
+         f'(restore: cp -p {copy} {night.results_db})'] if copy else [])
+
+
+def _stored(night, report):
+    '''The red line when tonight's session is not in the history.'''
+    try:
+        uuid = load.read_report(report)['session_info']['uuid']
+    except (load.InputError, KeyError, TypeError) as err:
+        return [f'RED: tonight\'s session cannot be found: {err}']
+    why = resultsdb.stored(night.results_db, uuid)
+    if why is None:
+        try:
+            resultsdb.keep_copy(night.results_db)
+        except IogapError as err:
+            return [f'RED: {err}']
+        return []
+    warned = [line.strip() for line in open(night.stdout, errors='replace')
+              if 'failed to store results' in line][:1]
+    return [f'RED: tonight was not stored in the history: {why}'
+            f'{" (reframe: " + warned[0] + ")" if warned else ""}; '
+            f'{resultsdb.restore_hint(night.results_db)}']
+
+
+def suite():
+    night = Night(os.environ)
+    system = night.locate()
+    print(f'nightly: system {system}, history database {night.results_db}',
+          flush=True)
+    title = f'{system}, pipeline {night.extras["pipeline"]}, ' \
+            f'commit {night.extras["commit"][:12]}'
+    try:
+        kept = _guard_history(night)
+    except IogapError as err:
+        print_summary(None, title, [f'RED: {err}'])
+        return 1
+
+    os.makedirs(night.dir, exist_ok=True)
+    returncode, report = night.run(*planned.tonight(night, os.environ))
+    night.hand_over(report)
+    lines = kept + (_history(night, report) if report else [])
+    found, status = verdict.judge(report and shown(report), night.stdout,
+                                  references.path_for(system), returncode,
+                                  share=bool(night.job))
+    unstored = _stored(night, report) if report else []
+    if unstored:    # the verdict's last line is not the night's
+        found, status = found[:-1] if status != verdict.RED else found, \
+            verdict.RED
+    if report:      # the series of nights, beside tonight's bands
+        steps, stepped = _changepoints(night, report, system)
+        gone, vanished = _effects(night, report, system)
+        found = _with_steps(found, steps + gone, stepped or vanished)
+        status = verdict.RED if stepped or vanished else status
+        junit.add_coverage(night.junit, found)
+    print_summary(night, title, lines + found + unstored)
+    return status
+
+
+def recheck(report, stdout=None):
+    '''``iogap verdict``: judge a run again from its files.'''
+    try:
+        case = load.read_report(report)['runs'][0]['testcases'][0]
+        system = case['system'].split(':')[0]
+    except (IndexError, KeyError, TypeError):
+        raise load.InputError(f'{report} holds no test case: nothing was '
+                              f'judged') from None
+    lines, status = verdict.judge(report, stdout,
+                                  references.path_for(system))
+    print_summary(None, case['system'], lines)
+    return status

@@ -1,0 +1,62 @@
+'''The night's own verdicts as suites of its JUnit report, beside
+ReFrame's: the change points, and what the night judged (its coverage).'''
+
+import xml.etree.ElementTree as ET
+
+from iogap.judge import coverage
+
+
+def add_suite(path, suite_name, cases, out=None):
+    '''Add ``cases`` (``(name, status, message)``, status ``fail``,
+    ``skip`` or anything else for a pass) as suite ``suite_name`` of the
+    JUnit report at ``path`` (made if missing); ``out`` is its
+    system-out.'''
+    try:
+        tree = ET.parse(path)
+        root = tree.getroot()
+    except (OSError, ET.ParseError):
+        root = ET.Element('testsuites')
+        tree = ET.ElementTree(root)
+    suite = ET.SubElement(root, 'testsuite', name=suite_name,
+                          tests=str(len(cases)), failures=str(sum(
+                              s == 'fail' for _, s, _ in cases)),
+                          skipped=str(sum(s == 'skip' for _, s, _ in cases)))
+    for name, status, message in cases:
+        case = ET.SubElement(suite, 'testcase', classname=suite_name,
+                             name=name)
+        if status == 'fail':
+            ET.SubElement(case, 'failure', type=suite_name, message=message)
+        elif status == 'skip':
+            ET.SubElement(case, 'skipped', message=message)
+    if out:
+        ET.SubElement(suite, 'system-out').text = out
+    tree.write(path, encoding='utf-8', xml_declaration=True)
+
+
+def add_junit(path, cases):
+    '''The change points' verdicts (``step``: a failure, ``short``: too
+    few nights) as their own ``changepoint`` suite.'''
+    add_suite(path, 'changepoint', [
+        (name, {'step': 'fail', 'short': 'skip'}.get(status, 'pass'), message)
+        for name, status, message in cases])
+
+
+def add_coverage(path, lines):
+    '''The night's coverage (its ``COVERAGE`` line of the summary
+    ``lines``) as a ``coverage`` suite: a failure when the night judged
+    nothing or less than the site's minimum.'''
+    said = [line for line in lines if line.startswith('COVERAGE:')]
+    if not said:
+        return
+    short = [line for line in lines
+             if line.startswith((coverage.NOTHING, coverage.UNDER))]
+    add_suite(path, 'coverage', [
+        ('figures judged', 'fail' if short else 'pass',
+         short[0] if short else said[0])], out=said[0])
+
+
+def add_effects(path, cases):
+    '''The effects' verdicts as their own ``effects`` suite.'''
+    add_suite(path, 'effects', [
+        (name, {'gone': 'fail', 'short': 'skip'}.get(status, 'pass'), why)
+        for name, status, why in cases])

@@ -1,0 +1,166 @@
+'''One night: its settings (from the job's variables) and the reframe run,
+whose stdout is kept beside the output (the run report keeps no skip
+reasons).'''
+
+import glob
+import os
+import shlex
+import subprocess
+import sys
+
+from iogap import inputs
+from iogap.errors import IogapError
+from iogap.history.runguard import replace_file
+from iogap.night import provenance
+from iogap.night.paths import ROOT, shown
+from iogap.site import profile
+
+#: The job's variables and the check each value must pass: a bad one stops
+#: the night before anything runs, in one line naming it
+SETTINGS = {
+    'IOGAP_HISTORY_NIGHTS': inputs.count,
+    'IOGAP_SELECT': inputs.words,
+    'IOGAP_NIGHT_SELECT': inputs.words,
+    'IOGAP_NIGHT_EXTRAS': inputs.pairs,
+    'IOGAP_NIGHT_JOB': inputs.name,
+    'IOGAP_NIGHT_PARTITION': inputs.name,
+    'IOGAP_NIGHT_NODE_HOURS': inputs.node_hours,
+    'IOGAP_NIGHT_WALL': inputs.duration,
+    'IOGAP_NIGHT_WITHIN': inputs.regex,
+    'IOGAP_CANARIES': inputs.regex,
+    'IOGAP_NIGHT_SWEEP': inputs.node_state,
+    'IOGAP_REFERENCE_DIR': inputs.directory,
+    'IOGAP_RESULTS_DB': inputs.file_path,
+}
+
+
+class Night:
+    '''What tonight runs and where it keeps what it produces. A job of a
+    night split per partition (``IOGAP_NIGHT_JOB``) keeps it apart, in
+    ``output/ci/<job>/``, and runs on its partition alone
+    (``IOGAP_NIGHT_PARTITION``; none: every partition).'''
+
+    def __init__(self, environ, job=None, partition=None):
+        checked = {var: inputs.env(environ, var, check)
+                   for var, check in SETTINGS.items()}
+        self.system = environ.get('IOGAP_SYSTEM') or None
+        self.output = os.path.abspath(environ.get('IOGAP_OUTPUT') or
+                                      os.path.join(ROOT, 'output'))
+        self.job = job or environ.get('IOGAP_NIGHT_JOB') or None
+        self.partition = partition or \
+            environ.get('IOGAP_NIGHT_PARTITION') or None
+        self.dir = os.path.join(self.output, 'ci', *filter(None, [self.job]))
+        self.select = checked['IOGAP_SELECT'] or []
+        self.nights = checked['IOGAP_HISTORY_NIGHTS'] or 7
+        self.extras = {'pipeline': environ.get('CI_PIPELINE_ID', 'local'),
+                       'commit': environ.get('CI_COMMIT_SHA', 'none'),
+                       **provenance.extras(environ)}
+        self.results_db = environ.get('IOGAP_RESULTS_DB')
+        self.stdout = os.path.join(self.dir, 'reframe.out')
+        self.junit = os.path.join(self.output, 'reports', 'junit.xml' if
+                                  not self.job else f'junit-{self.job}.xml')
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def locate(self):
+        '''Resolve the system and, unless ``IOGAP_RESULTS_DB`` names it, the
+        history database: ``iogap-history/<system>/results.db`` next to
+        the profile's scratch root (never inside it: runs sweep that).'''
+        argv = ['reframe'] + (['--system', self.system] if self.system
+                              else [])
+        system = profile.load(argv, os.environ)['systems'][0]
+        if self.system and self.system != system['name']:
+            raise IogapError(f'IOGAP_SYSTEM={self.system}: no profile\'s '
+                             f'system has that name: give one of '
+                             f'{", ".join(sorted(profile.system_names()))} '
+                             f'(a partition goes in IOGAP_NIGHT_PARTITION)')
+        parts = [p['name'] for p in system['partitions']]
+        if self.partition and self.partition not in parts:
+            raise IogapError(f'IOGAP_NIGHT_PARTITION={self.partition}: '
+                             f'{system["name"]} has no such partition: give '
+                             f'one of {", ".join(parts)}')
+        self.system = self.system or system['name']
+        if not self.results_db:
+            root = system['partitions'][0]['extras']['scratch_root']
+            self.results_db = os.path.join(
+                os.path.dirname(os.path.abspath(root)), 'iogap-history',
+                system['name'], 'results.db')
+
+        return system['name']
+
+    def reframe(self, *args):
+        '''The reframe command on this system (this job's partition), with
+        the history database.'''
+        local = os.path.join(os.path.dirname(sys.executable), 'reframe')
+        exe = local if os.path.exists(local) else 'reframe'
+        where = f'{self.system}:{self.partition}' if self.partition \
+            else self.system
+        return [exe, '-C', os.path.join(ROOT, 'reframe_config.py'),
+                '--system', where, *args]
+
+    def environ(self):
+        return dict(os.environ, IOGAP_RESULTS_DB=self.results_db,
+                    IOGAP_OUTPUT=self.output, PYTHONUNBUFFERED='1')
+
+    def run(self, planned, plan_extras):
+        '''Run the suite with the plan's options and session extras; its
+        exit status and its run report (or ``None``). Its stdout goes to
+        the job log and to :attr:`stdout`.'''
+        before = set(self.reports())
+        os.makedirs(self.dir, exist_ok=True)
+        os.makedirs(os.path.dirname(self.results_db), exist_ok=True)
+        extras = ','.join(f'{k}={v}' for k, v in
+                          {**self.extras, **plan_extras}.items())
+        cmd = self.reframe('-r', *self.select, *planned,
+                           '--session-extras', extras,
+                           '--report-junit', self.junit)
+        environ = self.environ()
+        if self.job:
+            # ReFrame numbers a directory's reports: the jobs of a split
+            # night name theirs, as their reports meet in the jobs after
+            # them. Through its variable: a '}' on its command line makes
+            # its stored sessions unreadable (iogap.history.storedinfo)
+            environ['RFM_REPORT_FILE'] = os.path.join(
+                self.output, 'reports', f'run-report-{self.job}-'
+                f'{{sessionid}}.json')
+        print(f'nightly: {shlex.join(cmd)}', flush=True)
+        with open(self.stdout, 'w', buffering=1) as log, \
+                subprocess.Popen(cmd, cwd=ROOT, env=environ, text=True,
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as proc:
+            for line in proc.stdout:
+                print(line, end='', flush=True)
+                log = _logged(log, line, self.stdout)
+        new = sorted(set(self.reports()) - before, key=os.path.getmtime)
+        return proc.returncode, (new[-1] if new else None)
+
+    def reports(self):
+        return glob.glob(os.path.join(self.output, 'reports',
+                                      'run-report-*.json'))
+
+    def hand_over(self, report):
+        '''``night.env``: what the report and rebaseline jobs read (the run
+        report from the project directory: theirs is another checkout).'''
+        report = shown(report) if report else ''
+        replace_file(self.path('night.env'),
+                     f'IOGAP_RUN_REPORT={shlex.quote(report)}\n'
+                     f'IOGAP_RESULTS_DB={shlex.quote(self.results_db)}\n')
+
+
+def _logged(log, line, path):
+    '''Keep ``line`` in the run's log while the file system takes it; the
+    run goes on when it fills (one line says so).'''
+    if log is None:
+        return None
+    try:
+        log.write(line)
+        return log
+    except OSError as err:
+        try:
+            log.close()
+        except OSError:
+            pass    # what the full file system could not take is lost
+        print(f'nightly: cannot keep reframe\'s output in {path} '
+              f'({err.strerror}): the rest is in the job log only',
+              flush=True)
+        return None

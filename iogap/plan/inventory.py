@@ -1,0 +1,138 @@
+'''Every case of the loaded profile, as ReFrame will generate it.
+
+A measured case is a family's variant on one partition (the family's
+constraints decide where, as at generation); a judgement is a variant of
+``AbsoluteCheck``, ``RatioCheck``, ``FitCheck`` or ``MechanismCheck`` and
+reads the measured cases of :meth:`iogap.judge.judgement.Judgement.cases`.
+Both are selected by ``-n Check@variant`` (the thin checks add no
+parameters, so a family's variant numbers are the check's).
+'''
+
+from iogap.core import registry
+from iogap.core.base import runs_on
+from iogap.judge import readings, references
+from iogap.site import profile
+
+#: Judgement checks, the reference entries they take and their parameter
+JUDGEMENTS = (('AbsoluteCheck', 'target'), ('RatioCheck', 'ratio'),
+              ('FitCheck', 'fit'), ('MechanismCheck', 'mechanism'))
+
+
+class Case:
+    '''A measured case on one partition.'''
+
+    def __init__(self, family, variant, params, part):
+        self.family, self.variant, self.params = family, variant, params
+        self.part = part                     # an iogap.site.profile.Part
+        self.partition = part.fullname.split(':')[1]
+        cls = registry.get(family)
+        self.unique = cls.variant_name(variant)
+        #: ReFrame's display name, the run report's ``name``: unlike the
+        #: variant number, the same case's whatever the profile adds
+        self.name = family + ''.join(
+            f' %{p}={cls.raw_params[p].format(v)}' for p, v in
+            cls.get_variant_info(variant)['params'].items())
+
+    @property
+    def key(self):
+        return (self.unique, self.partition)
+
+    @property
+    def history_key(self):
+        return (self.name, self.partition)
+
+    @property
+    def select(self):
+        return f'{self.family}@{self.variant}'
+
+    def __repr__(self):
+        return f'{self.unique}@{self.partition}'
+
+
+class Judgement:
+    '''A judgement and the keys of the measured cases it reads.'''
+
+    def __init__(self, check, variant, name, sides):
+        self.check, self.variant, self.name = check, variant, name
+        self.sides = sides
+
+    @property
+    def select(self):
+        return f'{self.check}@{self.variant}'
+
+
+def measured():
+    '''``{key: Case}`` of every measured case of the loaded profile.'''
+    found = {}
+    for family in registry.names():
+        cls = registry.get(family)
+        for num in range(cls.num_variants):
+            params = {k: v for k, v in
+                      cls.get_variant_info(num)['params'].items()
+                      if not k.startswith('.')}
+            for part in profile.parts():
+                if runs_on(cls, params, part):
+                    case = Case(family, num, params, part)
+                    found[case.key] = case
+    return found
+
+
+def _entries(param):
+    if param == 'target':
+        return readings.absolute_targets()
+    return readings.entries({'ratio': 'ratios', 'fit': 'fits',
+                           'mechanism': 'mechanisms'}[param])
+
+
+def judgements(cases, left_out=None):
+    '''Every judgement, with the keys of its sides in ``cases``; a side
+    no partition of this run generates is left out with its judgement,
+    as the judgement itself skips then. Those whose sides span
+    partitions are added to ``left_out``, if given, as ``(Check@N, name,
+    [(case, partition) missing])``: a plan says why they never run.'''
+    found = []
+    for check, param in JUDGEMENTS:
+        cls = getattr(readings, check)
+        for num, entry in enumerate(_entries(param)):
+            # The judgement's own reading of its entry, without a test
+            reader = type(check, (), {'cases': cls.cases, param: entry,
+                                      'sides': getattr(cls, 'sides', None)})
+            sides = []
+            for family, part, params in reader().cases():
+                unique = _unique(family, params)
+                sides.append((unique or family, part))
+            name = readings.target_name(entry) if param == 'target' \
+                else entry['name']
+            missing = [s for s in dict.fromkeys(sides) if s not in cases]
+            if not missing:
+                found.append(Judgement(check, num, name,
+                                       list(dict.fromkeys(sides))))
+            elif left_out is not None and len({p for _, p in sides}) > 1:
+                left_out.append((f'{check}@{num}', name, missing))
+    if left_out is not None:
+        left_out += _absent_ratios()
+    return found
+
+
+def _absent_ratios():
+    '''``(check, name, [(case, partition) missing])`` of the ratios
+    across partitions the reference file holds but this run cannot judge
+    (a partition left out, a feature the host lacks): no variant of
+    ``RatioCheck`` is generated for them.'''
+    ref, found = references.current(), []
+    for entry in (ref.data['ratios'] if ref else []):
+        sides = [entry['numerator'], entry['denominator']]
+        if id(entry) in ref.absent and \
+                len({side['partition'] for side in sides}) > 1:
+            found.append(('RatioCheck', entry['name'], [
+                (side['test'], side['partition']) for side in sides
+                if id(side) in ref.absent]))
+    return found
+
+
+def _unique(family, params):
+    cls = registry.get(family)
+    full = registry.full_params(cls, params)
+    nums = cls.get_variant_nums(**{k: (lambda x, v=v: x == v)
+                                   for k, v in full.items()})
+    return cls.variant_name(nums[0]) if nums else None

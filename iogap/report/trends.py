@@ -1,0 +1,93 @@
+'''A figure across nights, as the history section of the report
+(:mod:`iogap.report.plot_history`) draws and ranks it: one figure of one
+case on one partition, session after session, with the judgement that
+judged it each night, its change against the earlier nights and its
+change-point verdict.'''
+
+import statistics
+
+from iogap.core import registry
+from iogap.core.figures import HIGHER, LOWER
+from iogap.history.load import JUDGEMENTS, median
+from iogap.judge import changepoint
+from iogap.report import bars, labels, style
+
+
+def better(row):
+    '''``'higher'``, ``'lower'`` or ``None``: as the family declares the
+    figure (iogap.core.figures).'''
+    return registry.better(row.family, row.figure)
+
+
+class Series:
+    '''One figure of one case on one partition, session after session:
+    ``points[session index] = (value, row, judging row or None)``.'''
+
+    def __init__(self, key, label):
+        self.key, self.label, self.points = key, label, {}
+
+    def earlier(self, newest):
+        return [v for i, (v, _, _) in self.points.items() if i < newest]
+
+    def change(self, newest):
+        '''Fractional change of the newest value against the median of
+        the earlier ones, or ``None``.'''
+        earlier = self.earlier(newest)
+        if newest not in self.points or not earlier or \
+                not statistics.median(earlier):
+            return None
+        base = statistics.median(earlier)
+        return (self.points[newest][0] - base) / abs(base)
+
+    def step(self, newest):
+        '''``(status, step or None)``: the change-point verdict on the
+        series up to ``newest``: 'step', 'steady', 'short' or ''.'''
+        if newest not in self.points:
+            return '', None
+        values = [self.points[i][0] for i in sorted(self.points)]
+        found, why = changepoint.recent_step(values,
+                                             better(self.points[newest][1]))
+        return ('step' if found else 'short' if 'a step needs' in why else
+                'steady' if why.startswith('no step') else ''), found
+
+    def score(self, newest):
+        '''``(failed, worse)``: the newest judgement failed; the change
+        the wrong way (0 when the figure has no better direction).'''
+        if newest not in self.points:
+            return False, 0.0
+        _, row, judge = self.points[newest]
+        change, way = self.change(newest) or 0.0, better(row)
+        return (judge is not None and judge.verdict == 'fail',
+                -change if way == HIGHER else
+                change if way == LOWER else 0.0)
+
+
+def collect(ctx, system):
+    '''``(sessions, [Series])`` of one system.'''
+    rows = [r for r in ctx.history if r.system == system and
+            not style.auxiliary(r.figure)]
+    sessions = sorted({r.session for r in rows}, key=lambda s: s.start)
+    judges, grouped = {}, {}
+    for r in rows:
+        if r.family == 'AbsoluteCheck':   # the band of what it judges
+            family, part, params = r.target()
+            judges[(r.session, f'{system}:{part}', family,
+                    tuple(sorted(params.items())), r.figure)] = r
+        else:
+            grouped.setdefault((r.session, r.where, r.case, r.figure),
+                               []).append(r)
+    keys = {f: style.varying([r for r in rows if r.family == f])
+            for f in {r.family for r in rows}}
+    series = {}
+    for (session, where, case, figure), found in grouped.items():
+        first = found[0]
+        name = first.judgement if first.family in JUDGEMENTS else \
+            labels.case_label(first.family, first.params,
+                             keys[first.family]) + f': {figure}'
+        s = series.setdefault((where, case, figure), Series(
+            (where, case, figure), f'[{ctx.look.part(where)}] {name}'))
+        judge = judges.get((session, where, first.family,
+                            bars.case_key(first), figure))
+        s.points[sessions.index(session)] = (
+            median(found), first, judge or (first if first.judged else None))
+    return sessions, list(series.values())

@@ -1,0 +1,195 @@
+'''What a partition of a system profile may say: features and extras.
+
+Every feature names the extras and resources it needs; every extra has a
+JSON schema, a default and a description. The configuration is checked
+against them when it loads (one line naming system, partition and key), and
+``iogap profile`` prints the tables of docs/profile.md.
+'''
+
+import difflib
+import math
+import os
+
+import jsonschema
+
+from iogap.errors import ProfileError
+from iogap.site import source
+from iogap.site.vocabulary import _STR_LIST, EXTRAS, FEATURES, POSITIVE
+
+# JSON's integers: 1.2e6 is a float, not a clock of 1200000 kHz; JSON's
+# numbers: nan and inf are none (a nan bandwidth plans nothing); a tuple
+# is a list
+_Validator = jsonschema.validators.extend(
+    jsonschema.Draft7Validator,
+    type_checker=jsonschema.Draft7Validator.TYPE_CHECKER.redefine_many({
+        'integer': lambda _, value: isinstance(value, int) and
+        not isinstance(value, bool),
+        'number': lambda _, value: isinstance(value, (int, float)) and
+        not isinstance(value, bool) and math.isfinite(value),
+        'array': lambda _, value: isinstance(value, (list, tuple))}))
+
+_VALIDATOR = _Validator({
+    'type': 'object',
+    'additionalProperties': False,
+    'required': ['scratch_root'],
+    'properties': {k: s for k, (s, _, _) in EXTRAS.items()},
+})
+
+#: The hardware a partition's ``processor`` entry must give (``lscpu`` on a
+#: compute node): cores come from it, not from extras
+_PROCESSOR = _Validator({
+    'type': 'object',
+    'required': ['num_cpus', 'num_cpus_per_core', 'num_sockets',
+                 'num_cpus_per_socket'],
+    'properties': {k: POSITIVE for k in ('num_cpus', 'num_cpus_per_core',
+                                     'num_sockets', 'num_cpus_per_socket')},
+})
+
+_NAME = {'type': 'string', 'minLength': 1}
+_NAMED = {'type': 'object', 'required': ['name'],
+          'properties': {'name': _NAME}}
+_PARTITION_SHAPE = {**_NAMED, 'properties': {
+    'name': _NAME, 'features': _STR_LIST, 'extras': {'type': 'object'},
+    'resources': {'type': 'array', 'items': _NAMED}}}
+_SYSTEM_SHAPE = {'type': 'object', 'required': ['name', 'partitions'],
+                 'properties': {'name': _NAME, 'partitions': {
+                     'type': 'array', 'minItems': 1,
+                     'items': _PARTITION_SHAPE}}}
+
+#: What a system file defines, as far as this package reads it before
+#: ReFrame checks the configuration
+_FILE = _Validator({
+    'type': 'object', 'required': ['site_configuration'],
+    'properties': {
+        'OMITTED_PARTITIONS': _STR_LIST, 'ENVIRONMENT': _STR_LIST,
+        'site_configuration': {
+            'type': 'object', 'required': ['systems'],
+            'properties': {'systems': {'type': 'array', 'minItems': 1,
+                                       'maxItems': 1,
+                                       'items': _SYSTEM_SHAPE}}}}})
+
+#: Where overlays live, and the command that writes a profile
+SPACK_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), 'systems', 'spack')
+GENERATE = 'iogap profile new <system>'
+
+
+def default(key):
+    return EXTRAS[key][1]
+
+
+def _fix(err):
+    '''How to mend a schema error, when it is plain.'''
+    value = err.instance
+    if err.validator == 'type' and isinstance(value, float) and \
+            value.is_integer() and 'integer' in str(err.validator_value):
+        return f' (write the integer {int(value)})'
+
+    return ''
+
+
+def _keys(err):
+    '''The keys down to a schema error, and the innermost one named (where
+    its line is looked up).'''
+    keys = [str(p) for p in err.absolute_path]
+    return keys, next((k for k in reversed(keys) if not k.isdigit()), None)
+
+
+def _schema_error(where, what, validator, data):
+    for err in sorted(validator.iter_errors(data), key=str):
+        keys, named = _keys(err)
+        if err.validator == 'additionalProperties':
+            known = err.schema.get('properties', {})
+            unknown = sorted(set(err.instance) - set(known))[0]
+            close = difflib.get_close_matches(unknown, known, 1)
+            hint = f'did you mean {close[0]!r}? ' if close else ''
+            inside = '.'.join([what, *keys])
+            listed = 'docs/profile.md' if inside == 'extras' else \
+                ', '.join(sorted(known))
+            raise ProfileError(f'{where}: {inside}: unknown key {unknown!r} '
+                               f'({hint}known keys: {listed})', key=unknown)
+
+        raise ProfileError(f'{where}: {what}{"." if keys else ""}'
+                           f'{".".join(keys)}: {err.message}{_fix(err)}',
+                           key=named or what)
+
+
+def validate_file(path, module):
+    '''Raise a one-line :class:`ProfileError` unless the globals of a
+    system file define what this package reads of it.'''
+    for err in sorted(_FILE.iter_errors(module), key=str):
+        keys, named = _keys(err)
+        raise ProfileError(f'{".".join(keys) or "the file"}: {err.message}: '
+                           f'see systems/_template.py', source.shown(path),
+                           source.key_line(path, named or
+                                           'site_configuration'))
+
+
+def validate_partition(system, part):
+    '''Raise a one-line :class:`ProfileError` for the first problem of a
+    partition's processor, features, resources or extras.'''
+    where = f'system {system}, partition {part["name"]}'
+    extras = part.get('extras', {})
+    _schema_error(where, 'extras', _VALIDATOR, extras)
+    if 'processor' not in part:
+        raise ProfileError(f'{where}: no \'processor\' entry: add num_cpus, '
+                           f'num_cpus_per_core, num_sockets and num_cpus_per_'
+                           f'socket from `lscpu` on a compute node (or '
+                           f'{GENERATE})', key='name')
+    _schema_error(where, 'processor', _PROCESSOR, part['processor'])
+
+    resources = {r['name'] for r in part.get('resources', [])}
+    own = set(extras.get('site_features', []))
+    for feature in part.get('features', []):
+        if feature in own:
+            continue    # a site's own feature: ours ignore it
+        if feature not in FEATURES:
+            close = difflib.get_close_matches(feature, FEATURES, 1)
+            hint = f'did you mean {close[0]!r}? ' if close else ''
+            raise ProfileError(f'{where}: unknown feature {feature!r} ({hint}'
+                               f'known features: docs/profile.md; a site\'s '
+                               f'own feature goes in extras[\'site_'
+                               f'features\'] too)', key=feature)
+
+        keys, needs, _ = FEATURES[feature]
+        for key in keys:
+            if not extras.get(key, EXTRAS[key][1]):
+                raise ProfileError(f'{where}: feature +{feature} needs '
+                                   f'extras[{key!r}]', key=feature)
+        for res in needs:
+            if res not in resources:
+                raise ProfileError(f'{where}: feature +{feature} needs a '
+                                   f'{res!r} resource', key=feature)
+
+    if ('multinode' in part.get('features', []) and
+            extras.get('max_nodes', 1) < 2):
+        raise ProfileError(f'{where}: feature +multinode needs '
+                           f'extras["max_nodes"] >= 2', key='multinode')
+
+    overlay = extras.get('spack_overlay')
+    path = os.path.join(SPACK_DIR, f'{overlay}.yaml')
+    if overlay and not os.path.exists(path):
+        raise ProfileError(f'{where}: extras.spack_overlay: no overlay '
+                           f'systems/spack/{overlay}.yaml (write it with '
+                           f'`spack external find`, or {GENERATE})',
+                           key='spack_overlay')
+
+
+def markdown():
+    '''The documentation tables of features and extras.'''
+    needed = {k: [f for f, (keys, _, _) in FEATURES.items() if k in keys]
+              for k in EXTRAS}
+    lines = ['| feature | needs | what it enables |', '|---|---|---|']
+    for name, (keys, res, doc) in FEATURES.items():
+        need = ', '.join([f'`{k}`' for k in keys] +
+                         [f'resource `{r}`' for r in res]) or '-'
+        lines.append(f'| `+{name}` | {need} | {doc} |')
+
+    lines += ['', '| extra | default | needed by | meaning |',
+              '|---|---|---|---|']
+    for key, (_, dflt, doc) in EXTRAS.items():
+        dflt = 'required' if key == 'scratch_root' else f'`{dflt!r}`'
+        need = ', '.join(f'`+{f}`' for f in needed[key]) or '-'
+        lines.append(f'| `{key}` | {dflt} | {need} | {doc} |')
+
+    return '\n'.join(lines) + '\n'

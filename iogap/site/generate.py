@@ -1,0 +1,191 @@
+'''iogap profile new <system>: a site's profile from the cluster.
+
+Run on a login node. Asks Slurm and one node of every partition
+(:mod:`iogap.site.discover`), writes ``systems/<system>.py`` and
+``systems/spack/<system>.yaml``, loads the profile back through the schema
+(a profile that would not load is not left behind), and prints the one
+command that runs the first baseline.
+'''
+
+import os
+import re
+import socket
+import sys
+
+from iogap.errors import IogapError
+from iogap.site import discover, hostinfo, overlay, profile, render
+
+NEVER_FASTER_THAN = 5   # clocks of a frequency sweep, at most
+
+
+def hostname_pattern(host):
+    '''``login03.x`` -> ``^login\\d+\\.x$``: the login nodes' names.'''
+    return '^' + re.sub(r'\\\d\+(\\\d\+)+', r'\\d+',
+                        re.sub(r'\d+', r'\\d+', re.escape(host))) + '$'
+
+
+def clocks(available, limit=NEVER_FASTER_THAN):
+    '''Up to ``limit`` clocks spread over what the node offers (kHz).'''
+    found = sorted({int(v) for v in available})
+    if len(found) <= limit:
+        return found
+
+    step = (len(found) - 1) / (limit - 1)
+    return sorted({found[round(i * step)] for i in range(limit)})
+
+
+def partition(cluster, name, args, notes):
+    '''A partition's entry, and its probe; what was found is said in
+    ``notes``.'''
+    probe = cluster.probe(name, args.scratch)
+    proc, cores, nodes = processor(cluster, name, probe, notes)
+    features, extras = node_features(probe, proc, nodes, args.scratch)
+    if any(p in cluster.config.get('TaskPlugin', '')
+           for p in ('affinity', 'cgroup')):
+        features.append('cpubind')
+        extras['cpu_bind_options'] = ['--cpu-bind=cores']
+
+    resources = []
+    if cluster.core_spec_works(name):
+        features.append('corespec')
+        resources = [{'name': 'core_spec',
+                      'options': ['--core-spec={cores}']}]
+        extras['core_spec_cores'] = max(1, min(4, cores // 4))
+    else:
+        notes.append(f'{name}: no +corespec (AllowSpecResourcesUsage='
+                     f'{cluster.config.get("AllowSpecResourcesUsage", "?")}'
+                     f', or a --core-spec=1 step was refused)')
+
+    sweep = clock_sweep(cluster, name, probe, notes)
+    if sweep:
+        features.append('cpufreq')
+        extras['cpu_freqs_khz'] = sweep
+    extras.update(site_extras(args, cluster, cores))
+    if args.spack_root:
+        features.append('spack')
+        extras.update(spack_env=os.path.join(args.scratch, 'spack', name),
+                      spack_setup=[f'. {args.spack_root}/share/spack/'
+                                   f'setup-env.sh'])
+    # Jobs run as their submitter; Open MPI refuses root unless told
+    env = [['OMPI_ALLOW_RUN_AS_ROOT', '1'],
+           ['OMPI_ALLOW_RUN_AS_ROOT_CONFIRM', '1']] \
+        if probe.get('uid') == ['0'] else []
+    return {'name': name, 'descr': f'Slurm partition {name}',
+            'scheduler': None, 'launcher': 'srun', 'access': [f'-p {name}'],
+            'environs': ['builtin', 'spack'], 'env_vars': env,
+            'max_jobs': 4 if nodes == 1 else 16, 'processor': proc,
+            'features': features, 'resources': resources,
+            'extras': extras}, probe
+
+
+def processor(cluster, name, probe, notes):
+    '''``(processor, cores, nodes)`` of a partition: a node as lscpu saw it,
+    less what Slurm keeps from a job; said in ``notes``.'''
+    seen = discover.lscpu(probe.get('lscpu', []))
+    proc = discover.within_slurm(seen, cluster.nodes_of(name))
+    if proc is not seen:
+        notes.append(f'{name}: Slurm gives a job {proc["num_cpus"]} of the '
+                     f'{seen["num_cpus"]} CPUs lscpu sees on the node')
+    cores = proc['num_cpus'] // proc['num_cpus_per_core']
+    nodes = len(cluster.nodes_of(name))
+    model = proc.pop('model') or proc['arch']
+    notes.append(f'{name}: {nodes} node(s) of {model}, '
+                 f'{proc["num_sockets"]} socket(s) x '
+                 f'{cores // proc["num_sockets"]} cores x '
+                 f'{proc["num_cpus_per_core"]} thread(s); node features '
+                 f'{",".join(cluster.features_of(name)) or "none"}')
+    return proc, cores, nodes
+
+
+def node_features(probe, proc, nodes, scratch):
+    '''Features and extras from what the node probe and scontrol saw.'''
+    fs = ((probe.get('fs') or ['unknown']) + [''])[0].split()
+    features, extras = [], {'scratch_root': scratch, 'odirect_reason':
+                            f'scratch on {fs[0]} ({" ".join(fs[1:])})'}
+    if (probe.get('mpirun') or [''])[0].startswith('mpirun'):
+        features.append('mpi')
+    if any('Parallel HDF5: yes' in line for line in probe.get('h5pcc', [])):
+        features.append('hdf5')
+    if fs[0] not in hostinfo.NO_ODIRECT and not fs[0].startswith('fuse'):
+        features.append('odirect')
+    if probe.get('dropcaches') == ['yes']:
+        features.append('dropcaches')
+    if proc['num_sockets'] > 1:
+        features.append('multisocket')
+    if nodes > 1:
+        features.append('multinode')
+        extras['max_nodes'] = min(nodes, 4)
+        extras['ior_nodes'] = [1, extras['max_nodes']]
+    if fs[0] == 'lustre' and probe.get('lfs'):
+        features.append('lustre')
+        extras['lustre_stripes'] = {'fpp': {'count': 1, 'size': '1m'},
+                                    'ssf': {'count': -1, 'size': '1m'}}
+    extras['osu_placement'] = {
+        'same_socket': ['--distribution=block:block'],
+        **({'cross_socket': ['--distribution=block:cyclic']}
+           if proc['num_sockets'] > 1 else {}),
+        **({'inter_node': []} if nodes > 1 else {})}
+    extras['osu_socket_bind_options'] = ['--cpu-bind=sockets']
+    return features, extras
+
+
+def clock_sweep(cluster, name, probe, notes):
+    '''The clocks of a +cpufreq sweep, if a ``--cpu-freq`` step really ran
+    at the lowest; else ``[]``, saying why.'''
+    sweep = clocks((probe.get('clocks') or [''])[0].split())
+    applied = cluster.clock_applied(name, sweep[0]) if sweep else None
+    if len(sweep) > 1 and applied and \
+            abs(applied - sweep[0]) <= 0.05 * sweep[0]:
+        return sweep
+
+    notes.append(f'{name}: no +cpufreq (' + (
+        'the node exposes no cpufreq clocks' if not sweep else
+        f'a --cpu-freq={sweep[0]} step ran at {applied or "?"} kHz') + ')')
+    return []
+
+
+def site_extras(args, cluster, cores):
+    extras = {'spack_overlay': args.system, 'build_cpus': min(cores, 16),
+              'mpi_type': cluster.mpi}
+    for key in ('account', 'qos', 'reservation'):
+        if getattr(args, key):
+            extras[key] = getattr(args, key)
+    return extras
+
+
+def write(args):
+    if not re.fullmatch(r'[A-Za-z][\w-]*', args.system):
+        raise IogapError(f'{args.system!r} is not a system name (letters, '
+                         f'digits, _ and -)')
+    path = os.path.join(profile.SYSTEMS_DIR, f'{args.system}.py')
+    if os.path.exists(path) and not args.force:
+        raise IogapError(f'{path} exists: pass --force to replace it')
+
+    say = lambda text: print(f'iogap profile: {text}', file=sys.stderr)
+    cluster = discover.Cluster()
+    names = cluster.chosen(args.partitions)
+    say(f'partitions {", ".join(names)}; srun --mpi={cluster.mpi or "none"}')
+    parts, notes, probes = [], [], {}
+    for name in names:
+        say(f'probing a node of {name}')
+        part, probes[name] = partition(cluster, name, args, notes)
+        parts.append(part)
+
+    where = overlay.path(args.system)
+    made = overlay.write(where, cluster, names[0], probes[names[0]],
+                         args.spack_root)
+    notes.append(made)
+    text = render.profile(args, cluster, parts, notes)
+    with open(path, 'w') as fp:
+        fp.write(text)
+    try:
+        profile.load(['--system', args.system], os.environ)
+        # No other profile may claim this login node
+        profile.select(['reframe'], {}, socket.gethostname())
+    except Exception:
+        os.remove(path)
+        raise
+
+    for note in notes:
+        say(note)
+    say(f'wrote {path} and {where}; the profile loads')

@@ -1,0 +1,211 @@
+'''The system profile a run uses, and nothing but it.
+
+``reframe_config.py`` calls :func:`load` once: it picks the system ReFrame
+will pick (``--system``, ``RFM_SYSTEM``, else the first ``HOSTNAMES`` match
+of ``systems/*.py``, the generic profile last), executes only that file,
+checks every partition against :mod:`iogap.site.extras` and fills the
+extras' defaults; then :func:`parametrize` makes the families'
+partition-shaped parameters (processes per node, CPU clocks, ...) span
+that system alone. Imported without a run, they span every profile.
+'''
+
+import copy
+import functools
+import sys
+
+from iogap import inputs
+from iogap.errors import IogapError, ProfileError
+from iogap.site import extras as schema
+from iogap.site import source
+from iogap.site.selection import (
+    GENERIC,
+    GENERIC_SYSTEM,
+    ROOT,
+    SLURM_CONFS,
+    SYSTEMS_DIR,
+    hostnames,
+    requested_system,
+    select,
+    slurm_conf,
+    system_files,
+    system_names,
+)
+
+_current = None
+
+#: The system whose partitions the parameters span (see :func:`values`)
+_parametrizing = None
+_spanned = None
+
+#: Partitions the loaded profile left out of this run (its module's
+#: ``OMITTED_PARTITIONS``): references to them are not judged, not refused
+_omitted = []
+
+#: The environment variables the loaded profile reads (its ENVIRONMENT)
+_environment = []
+
+
+class Part:
+    '''What a family needs to know of a partition, from the configuration
+    or from ReFrame's runtime partition alike.'''
+
+    def __init__(self, fullname, features, extras, num_cores, resources=()):
+        self.fullname, self.features = fullname, set(features)
+        self.extras, self.num_cores = extras, num_cores
+        self.resources = set(resources)
+
+    def detectable(self):
+        '''This partition with the features its host may detect (extras
+        ``detectable_features``): what a reference may name here.'''
+        return Part(self.fullname, self.features | set(
+            self.extras.get('detectable_features', [])), self.extras,
+            self.num_cores, self.resources)
+
+    @classmethod
+    def of(cls, partition):
+        '''From a ReFrame ``SystemPartition``.'''
+        return cls(partition.fullname, partition.features, partition.extras,
+                   partition.processor.num_cores or 1,
+                   partition.resources)
+
+
+#: Job options every Slurm job of a partition gets from its extras, or the
+#: environment variable that overrides them
+SLURM_OPTIONS = {'account': 'IOGAP_ACCOUNT', 'qos': 'IOGAP_QOS',
+                 'reservation': 'IOGAP_RESERVATION'}
+
+
+def _site_options(part, environ):
+    '''Account, QOS, reservation and srun's MPI plugin: profile data (or
+    the environment) turned into the partition's job options.'''
+    extras = part['extras']
+    for key, var in SLURM_OPTIONS.items():
+        # one word: it becomes a line of the job script
+        value = inputs.env(environ, var, inputs.token) or extras[key]
+        extras[key] = value
+        if value and 'slurm' in part.get('scheduler', ''):
+            part.setdefault('access', []).append(f'--{key}={value}')
+
+    if extras['mpi_type']:
+        part['env_vars'] = [*part.get('env_vars', []),
+                            ['SLURM_MPI_TYPE', extras['mpi_type']]]
+
+
+def read(stem, path, environ):
+    '''Execute and check one system file: ``(site_configuration fragment,
+    its OMITTED_PARTITIONS, its ENVIRONMENT)``, the extras' defaults
+    filled. A mistake is one line naming the file and, where it can be
+    found, the line.'''
+    source.hostnames(path)      # as the host's selection reads them
+    module = source.run(path)
+    schema.validate_file(path, module)
+    fragment = copy.deepcopy(module['site_configuration'])
+    for system in fragment['systems']:
+        if system['name'] != (GENERIC_SYSTEM if stem == GENERIC else stem):
+            raise ProfileError(f'defines system {system["name"]!r}; the file '
+                               f'must be named after its system',
+                               source.shown(path),
+                               source.key_line(path, system['name']))
+        for part in system['partitions']:
+            try:
+                schema.validate_partition(system['name'], part)
+            except ProfileError as err:
+                raise err.at(source.shown(path), source.key_line(
+                    path, err.key) or source.key_line(
+                        path, part['name'])) from None
+            extras = part.setdefault('extras', {})
+            for key in schema.EXTRAS:
+                extras.setdefault(key, copy.deepcopy(schema.default(key)))
+            _site_options(part, environ)
+
+    return fragment, list(module.get('OMITTED_PARTITIONS', [])), \
+        list(module.get('ENVIRONMENT', []))
+
+
+def load(argv, environ):
+    '''Load, check and register the selected profile; its
+    ``site_configuration`` fragment.'''
+    global _current, _omitted, _environment
+    fragment, _omitted, _environment = read(*select(argv, environ), environ)
+    _current = fragment['systems'][0]
+    return fragment
+
+
+def parametrize(system):
+    '''Give the families' partition-shaped parameters the values of
+    ``system`` alone: a run's configuration, and whatever names a run's
+    variants by number (``Family@N``), call this before a check is
+    imported.'''
+    global _parametrizing
+    if _spanned not in (None, system['name']):
+        raise IogapError(f'the checks were imported with parameters that '
+                         f'span {_spanned}, not {system["name"]}: their '
+                         f'variant numbers are not those of a run')
+    _parametrizing = system
+
+
+def current():
+    '''The loaded system's configuration, or ``None`` outside a run.'''
+    return _current
+
+
+def omitted():
+    '''Names of the partitions the loaded profile left out of this run.'''
+    return _omitted
+
+
+def environment():
+    '''The environment variables the loaded profile reads (its file's
+    ``ENVIRONMENT``), which every job of a night must see as it did.'''
+    return _environment
+
+
+def _parts_of(system):
+    result = []
+    for p in system['partitions']:
+        proc = p.get('processor', {})
+        cores = (proc.get('num_cpus', 1) //
+                 max(proc.get('num_cpus_per_core') or 1, 1))
+        result.append(Part(f'{system["name"]}:{p["name"]}',
+                           p.get('features', []), p['extras'], cores,
+                           [r['name'] for r in p.get('resources', [])]))
+
+    return result
+
+
+def parts():
+    ''':class:`Part` of every partition of the loaded system.'''
+    return _parts_of(_current) if _current is not None else []
+
+
+@functools.lru_cache(maxsize=None)
+def _every_shipped_part():
+    found = []
+    for stem, path in system_files().items():
+        try:
+            systems = read(stem, path, {})[0]['systems']
+        except IogapError as err:
+            # one broken profile stops no other system's commands
+            print(f'iogap: {err}; its partitions are left out until it is '
+                  f'mended', file=sys.stderr)
+            continue
+        found += [part for system in systems for part in _parts_of(system)]
+    return found
+
+
+def values(of):
+    '''Sorted union of ``of(part)`` over the partitions the parameters
+    span: the run's system (:func:`parametrize`), else every profile in
+    ``systems/``, whichever profile was loaded last, so that importing the
+    library (tests, tools) gives every case of every system, each generated
+    where its constraints allow.'''
+    global _spanned
+    if _parametrizing is not None:
+        _spanned, spanned = _parametrizing['name'], _parts_of(_parametrizing)
+    else:
+        _spanned, spanned = 'every profile', _every_shipped_part()
+    found = set()
+    for part in spanned:
+        found.update(of(part))
+
+    return sorted(found, key=lambda v: (str(type(v)), v))

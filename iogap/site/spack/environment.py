@@ -1,0 +1,163 @@
+'''One Spack environment of the tool stack: its directory, the spack.yaml
+it is made from (the project's plus the system's overlay and this build's
+scope, written by :mod:`iogap.site.spack.config`), its build and the stamp
+that lets a view be trusted.'''
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+
+from iogap.site.spack import buildcache, own
+from iogap.site.spack import config as spackyaml
+from iogap.site.spack.config import SpackError
+
+# Not from iogap.site.profile: the generic profile, which that package loads,
+# asks this module for its view
+ROOT = own.ROOT
+STAMP = '.iogap-built'
+
+#: Tools that must be in a finished view, and the package behind each tool
+#: the checks call (OS-provided ones come from the environment's externals)
+VIEW_TOOLS = ('bin/ior', 'bin/mdtest', 'bin/darshan-parser', 'bin/fio',
+              'lib/libdarshan.so',
+              'libexec/osu-micro-benchmarks/mpi/pt2pt/osu_latency',
+              *(f'{own.SUBDIR}/{name}' for name in own.FILES))
+PACKAGE_OF = {'dd': 'coreutils', 'numactl': 'numactl', 'mpirun': 'openmpi',
+              'ior': 'ior', 'mdtest': 'ior', 'fio': 'fio',
+              **{name: 'iogap-tools' for name in own.FILES}}
+
+
+def overlay_path(name):
+    path = os.path.join(ROOT, 'systems', 'spack', f'{name}.yaml')
+    if not os.path.exists(path):
+        raise SpackError(f'no Spack overlay {path}')
+
+    return path
+
+
+class Environment:
+    '''A built (or to be built) environment directory and its view.'''
+
+    def __init__(self, path, overlay, target=''):
+        self.path, self.overlay, self.target = path, overlay, target
+
+    @property
+    def view(self):
+        return os.path.join(self.path, 'view')
+
+    def digest(self):
+        h = hashlib.sha256()
+        # Where the sources came from does not change what was built; the
+        # project's own tools are built from the checkout, so they do
+        for part in (open(os.path.join(ROOT, 'spack.yaml')).read(),
+                     open(overlay_path(self.overlay)).read(), self.target,
+                     own.digest()):
+            h.update(part.encode())
+
+        return h.hexdigest()
+
+    def ready(self):
+        '''The view is whole and built from the current inputs.'''
+        try:
+            with open(os.path.join(self.path, STAMP)) as fp:
+                return json.load(fp)['digest'] == self.digest()
+        except (OSError, ValueError, KeyError, SpackError):
+            return False
+
+    def lock(self):
+        '''``{package: spec}`` of the concretized environment.'''
+        try:
+            with open(os.path.join(self.path, 'spack.lock')) as fp:
+                specs = json.load(fp)['concrete_specs'].values()
+        except (OSError, ValueError, KeyError):
+            return {}
+
+        return {s['name']: s for s in specs}
+
+    def external(self, tool):
+        '''``(path, package@version)`` of a tool the environment takes from
+        the OS (an external), or ``None``.'''
+        spec = self.lock().get(PACKAGE_OF.get(tool, ''))
+        if not spec or not spec.get('external'):
+            return None
+
+        path = os.path.join(spec['external']['path'], 'bin', tool)
+        return (path, f'{spec["name"]}@{spec["version"]}') \
+            if os.access(path, os.X_OK) else None
+
+    def env(self):
+        '''Environment for Spack: its user files in the build directory.'''
+        base = os.path.dirname(self.path)
+        env = dict(os.environ,
+                   IOGAP_SPACK_OVERLAY=overlay_path(self.overlay),
+                   IOGAP_SPACK_TARGET=self.target,
+                   SPACK_USER_CONFIG_PATH=os.path.join(base, 'user-config'),
+                   SPACK_USER_CACHE_PATH=os.path.join(base, 'user-cache'))
+        try:
+            import clingo  # noqa: F401
+            env.setdefault('SPACK_PYTHON', sys.executable)
+        except ImportError:
+            pass
+
+        return env
+
+    def prepare(self):
+        '''spack.yaml (ours, plus the scope of this build) in the env dir.'''
+        spackyaml.write(self.path)
+
+    def run(self, spack, step, *args):
+        '''Run ``spack -e ENV <args>``, logged; raise with Spack's own
+        error lines and the log's path on failure.'''
+        log = os.path.join(self.path, 'logs', f'{step}.log')
+        start = time.time()
+        with open(log, 'w') as fp:
+            proc = subprocess.run([*spack, '-e', self.path, *args],
+                                  stdout=fp, stderr=subprocess.STDOUT,
+                                  env=self.env(), cwd=self.path)
+        if proc.returncode != 0:
+            with open(log) as fp:
+                lines = fp.read().splitlines()
+            errors = [i for i, l in enumerate(lines) if 'Error' in l] or \
+                [max(len(lines) - 5, 0)]
+            shown = lines[errors[0]:errors[0] + 6]
+            raise SpackError(f'spack {step} failed ({log}):\n' +
+                             '\n'.join('  ' + l for l in shown))
+
+        return time.time() - start
+
+    def build(self, spack, say):
+        if self.ready():
+            say(f'reusing the Spack view {self.view} (spack.yaml and the '
+                f'{self.overlay} overlay are unchanged)')
+            return
+
+        if os.path.exists(os.path.join(self.path, STAMP)):
+            os.remove(os.path.join(self.path, STAMP))
+
+        self.prepare()
+        lock = buildcache.reuse_lock(self, spack)
+        if lock:
+            say(f'concretized as the build cache holds it ({lock}); '
+                f'installing')
+        else:
+            say(f'concretizing spack.yaml with the {self.overlay} overlay '
+                f'({self.path})')
+            took = self.run(spack, 'concretize', 'concretize', '-f')
+            say(f'concretized in {took:.0f} s; installing')
+        jobs = str(max(len(os.sched_getaffinity(0)), 1))
+        took = self.run(spack, 'install', 'install', '--fail-fast', '-j',
+                        jobs)
+        missing = [t for t in VIEW_TOOLS
+                   if not os.path.exists(os.path.join(self.view, t))]
+        if missing:
+            raise SpackError(f'the build left no {", ".join(missing)} in '
+                             f'{self.view}')
+
+        with open(os.path.join(self.path, STAMP), 'w') as fp:
+            json.dump({'digest': self.digest(), 'built': time.ctime()}, fp)
+        say(f'installed in {took:.0f} s: tools in {self.view}')
+        # The next machine installs these binaries instead of building
+        buildcache.push(self, spack, say)

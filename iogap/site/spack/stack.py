@@ -1,0 +1,134 @@
+'''The pinned tool stack, built with Spack: ``spack.yaml`` plus the system's
+overlay (``systems/spack/<overlay>.yaml``), into a view the checks use.
+
+    iogap spack build [--system S] [--partition P]
+    iogap spack view  [--system S]
+    iogap spack bootstrap   (the Spack build uses: its root)
+
+``setup.sh`` runs ``build`` for the selected system; on ``+spack``
+partitions the ToolStack fixture runs it as a job on the partition. Spack
+is ``$IOGAP_SPACK_ROOT`` (a Spack checkout), ``spack`` on PATH, or else the
+pinned release :mod:`iogap.site.spack.boot` bootstraps into build/; a mirror
+named by ``$IOGAP_SPACK_MIRROR`` (a ``file://`` URL or a path) is added,
+with checksums relaxed in the scope that names it and nowhere else.
+Everything Spack writes stays in the build directory (install tree,
+caches, its user config): nothing under ``$HOME``. A view is trusted only
+with a stamp that matches the spack.yaml, overlay and project's own tools
+(:mod:`iogap.site.spack.own`) it was built from, so a failed, half-done or
+stale build is never used. Repositories in spack.yaml are named relative
+to the project.
+'''
+
+import os
+import shutil
+import sys
+
+from iogap.errors import EXIT, IogapError
+from iogap.site import profile
+from iogap.site.spack import boot as spackboot
+from iogap.site.spack.config import buildcache_dir, mirror_url
+from iogap.site.spack.environment import (
+    PACKAGE_OF,
+    ROOT,
+    STAMP,
+    VIEW_TOOLS,
+    Environment,
+    SpackError,
+    overlay_path,
+)
+
+BUILD = os.path.join(ROOT, 'build', 'spack')
+
+
+def spack_command():
+    '''``[spack]`` from IOGAP_SPACK_ROOT, PATH or an earlier bootstrap,
+    or ``None``.'''
+    root = os.environ.get('IOGAP_SPACK_ROOT')
+    if root:
+        spack = os.path.join(root, 'bin', 'spack')
+        if not os.access(spack, os.X_OK):
+            raise SpackError(f'IOGAP_SPACK_ROOT={root} holds no bin/spack')
+        return [spack]
+
+    if shutil.which('spack'):
+        return [shutil.which('spack')]
+    root = spackboot.bootstrapped()
+    return [os.path.join(root, 'bin', 'spack')] if root else None
+
+
+def found_or_bootstrapped(say):
+    '''``[spack]`` as :func:`spack_command` finds it, else from the pinned
+    release, bootstrapped now.'''
+    return spack_command() or [os.path.join(spackboot.bootstrap(say), 'bin',
+                                            'spack')]
+
+
+def environment_for(partition_extras, system):
+    '''The environment a partition's tools come from: its own on ``+spack``
+    partitions (``extras['spack_env']``), else the one ``setup`` builds for
+    the system's overlay (``IOGAP_SPACK_ENV`` or build/spack/<overlay>).'''
+    overlay = partition_extras.get('spack_overlay')
+    if not overlay:
+        return None
+
+    target = partition_extras.get('spack_target', '')
+    path = (partition_extras.get('spack_env') if partition_extras.get(
+        'spack_env') else os.environ.get('IOGAP_SPACK_ENV') or
+        os.path.join(BUILD, overlay))
+    return Environment(path, overlay, target)
+
+
+def local_view(overlay):
+    '''The view the checks of a local profile use: ``IOGAP_SPACK_VIEW``,
+    else the one setup built for ``overlay`` if it is whole, else None.'''
+    user = os.environ.get('IOGAP_SPACK_VIEW')
+    if user:
+        return user
+
+    env = environment_for({'spack_overlay': overlay}, None)
+    return env.view if env.ready() else None
+
+
+def run(action, reframe_options=(), partition=None):
+    '''``iogap spack build|view|bootstrap``: its exit status.'''
+    say = lambda msg: print(f'spack: {msg}', file=sys.stderr)  # noqa: E731
+    try:
+        if action == 'bootstrap':
+            spack = found_or_bootstrapped(say)
+            print(os.path.dirname(os.path.dirname(spack[0])))
+            return EXIT['ok']
+        config = profile.load(list(reframe_options),
+                              os.environ)['systems'][0]
+        parts = [p for p in config['partitions']
+                 if partition in (None, p['name'])]
+        envs = {e.path: e for e in (environment_for(p['extras'],
+                                                    config['name'])
+                                    for p in parts) if e}
+        if not envs:
+            raise SpackError(f'system {config["name"]} names no Spack '
+                             f'overlay (extras["spack_overlay"])')
+        if action == 'view':
+            missing = [env.view for env in envs.values() if not env.ready()]
+            if missing:
+                raise IogapError(f'no view built at {", ".join(missing)}: '
+                                 f'iogap spack build makes it')
+            print('\n'.join(env.view for env in envs.values()))
+            return EXIT['ok']
+
+        # A wrong setting is named even when the view is reused
+        mirror_url(), buildcache_dir()
+        # A view still whole needs no Spack, so none is bootstrapped for it
+        spack = found_or_bootstrapped(say) if not all(
+            env.ready() for env in envs.values()) else None
+        for env in envs.values():
+            env.build(spack, say)
+    except spackboot.Unreachable as err:
+        print(f'spack: {err}: IOR, mdtest, OSU, fio and Darshan checks skip '
+              f'unless their tools are on PATH, dd runs with the OS\'s '
+              f'coreutils (IOGAP_SPACK_SOURCE names a reachable tarball, '
+              f'IOGAP_SPACK_ROOT a Spack)', file=sys.stderr)
+        return EXIT['unreachable']
+    except SpackError as err:
+        print(f'spack: {err}', file=sys.stderr)
+        return EXIT['red']
+    return EXIT['ok']
