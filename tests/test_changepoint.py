@@ -266,7 +266,7 @@ def test_provenance_names_the_kernel_and_the_spack_lock(tmp_path):
             :12]
     assert 'ior@4.0.0' in found['tools'].split(';')
     assert not any(',' in v for v in found.values())
-    assert provenance.changes(
+    assert sessions.changes(
         {'commit': 'a', 'kernel': found['kernel']},
         {'commit': 'b', 'kernel': found['kernel'], 'spack_lock': 'x'}) == [
             'commit a -> b', 'spack_lock unrecorded -> x']

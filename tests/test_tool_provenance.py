@@ -8,7 +8,7 @@ import stat
 import pytest
 
 from iogap.judge import acrossnights as changepoint
-from iogap.night import provenance
+from iogap.history import sessions
 from conftest import run_reframe
 from iogap.core.provider import on_node, resolved
 
@@ -50,10 +50,10 @@ def test_a_changed_dd_binary_is_what_changed_that_night(tmp_path):
         'PATH': f'{other}{os.pathsep}{os.environ["PATH"]}'})
     assert second.returncode == 0, second.stdout[-2000:]
 
-    nights = changepoint.sessions(db)
+    nights = sessions.sessions(db)
     [case] = [tc for tc in nights[0][1] if tc['name'].startswith('DD')]
-    tools = provenance.tools_of(case)
+    tools = sessions.tools_of(case)
     assert tools['dd'].startswith(os.path.realpath('/usr/bin/dd') +
                                   ' sha256:') and 'coreutils' in tools['dd']
-    said = changepoint.what_changed(nights, 0, 1, changepoint.case_of(case))
+    said = changepoint.what_changed(nights, 0, 1, sessions.case_of(case))
     assert f'dd {tools["dd"]} -> {other}/dd sha256:' in said, said

@@ -40,9 +40,12 @@ from iogap.core.darshan import Darshan
 from iogap.core.ending import JobEnding, time_limit
 from iogap.core.pagecache import Eviction
 from iogap.core.provider import find_tool, on_node, resolved
+from iogap.core.steps import JobSteps
+from iogap.core.striping import Striping
 from iogap.core.toolstack import ToolStack
 from iogap.core.variants import Placement
 from iogap.errors import ScratchError
+from iogap.site import profile
 from iogap.site.spack import own
 
 
@@ -153,6 +156,18 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
                          *self.job_sections.launcher_options()])
 
     @property
+    def part(self):
+        '''The current partition as the families' constraints see it.'''
+        return profile.Part.of(self.current_partition)
+
+    def ranked(self, command, trace_bytes=None):
+        '''``command`` as each rank runs it: timed in the rank by the
+        harness; with ``trace_bytes`` (a rank's bytes per iteration) its
+        bytes traced as they move.'''
+        return steps.ranked(command, self.own_tools, trace=(
+            JobSteps.trace_quantum(trace_bytes) if trace_bytes else None))
+
+    @property
     def is_local(self):
         return self.current_partition.scheduler.registered_name == 'local'
 
@@ -166,6 +181,8 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
         self.eviction = Eviction(self, self.evict)
         #: darshan-runtime for the steps of a ``darshan=on`` case
         self.darshan_run = Darshan(self)
+        #: Lustre striping of the case's directory (``striping=tuned``)
+        self.striping_run = Striping(self)
         # The family's tools are resolved last: its own is the one logged
         self.darshan_run.apply(self.job_sections)
         self.configure()

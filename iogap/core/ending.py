@@ -105,6 +105,14 @@ class JobEnding(rfm.RegressionTestPlugin):
         self.assert_exit_ok(tool)
         return text
 
+    def how_it_ended(self):
+        '''How the job ended, in words, when it did not exit 0 (the
+        scheduler's state, a signal, an exit code), else ``None``.'''
+        ended = ended_by_scheduler(self.job)
+        if ended or self.job.exitcode == 0:
+            return ended
+        return exit_status(self.job.exitcode)
+
     def assert_exit_ok(self, tool):
         '''Sanity: the job exited 0; otherwise say how it ended and quote
         the first error line the tool or the guard printed.'''

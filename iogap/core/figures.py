@@ -14,7 +14,8 @@ name.
 import re
 import string
 
-from iogap.core import registry
+from iogap.core import registry, stats
+from iogap.core.stats import SPREAD
 
 HIGHER, LOWER = 'higher', 'lower'
 
@@ -28,6 +29,9 @@ class Figure:
     '''One kind of figure, e.g. ``Figure('{pattern}_bw', 'MB/s',
     pattern=('write', 'read_once'))``. A field takes one of the values
     given, or any value of a type given instead (``nodes=int``).'''
+
+    #: The directions a figure may have (``better=``)
+    HIGHER, LOWER, OBSERVED = HIGHER, LOWER, OBSERVED
 
     def __init__(self, template, unit, better=HIGHER, meaning='', **fields):
         names = [f for _, f, _, _ in string.Formatter().parse(template) if f]
@@ -90,11 +94,15 @@ class Figures(tuple):
     def templates(self):
         return [f.template for f in self]
 
+    @staticmethod
+    def spread(base, unit, **fields):
+        '''The figures that accompany a median (:func:`spread_figures`).'''
+        return spread_figures(base, unit, **fields)
 
-#: The spread that accompanies a median: suffix -> (unit, ``None``: the
-#: median's own; what it is)
-SPREAD = {'min': (None, 'the least'), 'max': (None, 'the most'),
-          'cv': ('%', 'the coefficient of variation')}
+    @staticmethod
+    def of_repetitions(name, values, unit):
+        '''``{name: (median, unit)}`` and its spread figures, measured.'''
+        return stats.figures(name, values, unit)
 
 
 def spread_figures(base, unit, **fields):

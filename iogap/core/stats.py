@@ -3,8 +3,12 @@
 import math
 import statistics
 
-from iogap.core.figures import SPREAD
 from iogap.errors import IogapError
+
+#: The spread that accompanies a median: suffix -> (unit, ``None``: the
+#: median's own; what it is)
+SPREAD = {'min': (None, 'the least'), 'max': (None, 'the most'),
+          'cv': ('%', 'the coefficient of variation')}
 
 
 def summary(values):

@@ -28,6 +28,8 @@ import os
 import re
 import shlex
 
+from iogap.core import plausible, traced
+
 #: The shell library every job sources
 JOB_SH = os.path.join(os.path.dirname(__file__), 'job.sh')
 
@@ -195,3 +197,85 @@ def skip_reason(text):
     '''The reason a job gave for not measuring (``iogap-skip:``), if any.'''
     m = _SKIP.search(text)
     return m.group(1).strip() if m else None
+
+
+class JobSteps:
+    '''The labelled steps of a job's output, each held to the harness: the
+    one component a family's sanity reads its tool runs through.
+
+    ``JobSteps(text)`` cuts the output at the step labels; with
+    ``tool_seconds`` (a step -> the seconds its tool reported), the
+    ``calibrate`` steps measure the harness's start-up (:attr:`overhead`)
+    and leave the others. :meth:`held` holds a tool's claimed time to the
+    harness's clock and to the trace of its bytes; :meth:`on_disk` a
+    write's bytes to the files it left; :meth:`within` an uncalibrated
+    tool's time to its step.'''
+
+    #: Calibration launches per job (start-up moves no data)
+    CALIBRATIONS = plausible.CALIBRATIONS
+
+    #: Bytes a rank may move outside its data at either end of a traced
+    #: iteration (a tool's summary, Darshan's log)
+    TRACE_MARGIN = traced.TRACE_MARGIN
+
+    def __init__(self, text, tool_seconds=None, preamble=False):
+        found = parse(text, preamble)
+        self.overhead = None
+        if tool_seconds is not None:
+            self.overhead, found = plausible.calibration(found, tool_seconds)
+        self.steps = found
+
+    def __iter__(self):
+        return iter(self.steps)
+
+    def __len__(self):
+        return len(self.steps)
+
+    def by(self, label):
+        '''``{value: step}`` of the steps by their label ``label``.'''
+        return {s[label]: s for s in self.steps}
+
+    def held(self, step, claimed, nbytes, block, what, launched=False,
+             last_only=False, margin=traced.TRACE_MARGIN):
+        '''Sanity: ``claimed`` seconds (each iteration's, moving
+        ``nbytes``; per rank ``block`` bytes as its trace counts them) are
+        no shorter than the trace shows and agree with the harness's clock
+        less its start-up. ``launched``: an MPI tool, whose ranks busy-poll
+        (its CPU time bounds nothing) and which does work outside its own
+        timer (a wider tolerance).'''
+        plausible.check_step(
+            claimed, step, what, self.overhead, nbytes, block, last_only,
+            plausible.LAUNCHED_TOLERANCE if launched else plausible.TOLERANCE,
+            in_shell=not launched, margin=margin)
+
+    @staticmethod
+    def on_disk(step, expected, what, slack=0):
+        '''Sanity: a write step left ``expected`` bytes (up to ``slack``
+        more, for a format's metadata).'''
+        plausible.check_disk(step, expected, what, slack)
+
+    @staticmethod
+    def within(step, claimed, nbytes, what):
+        '''Sanity: an uncalibrated tool's time fits in its step.'''
+        plausible.check_clock(claimed, step.seconds, what,
+                              plausible.Overhead([0.0]), nbytes, lower=False)
+
+    @staticmethod
+    def trace_quantum(nbytes):
+        '''Bytes between a trace's samples for a step of ``nbytes``.'''
+        return traced.trace_quantum(nbytes)
+
+    @staticmethod
+    def label(**labels):
+        '''The shell line that labels the output after it, untimed.'''
+        return label(**labels)
+
+    @staticmethod
+    def device(text):
+        '''The scratch device the job found (see :func:`device_of`).'''
+        return device_of(text)
+
+    @staticmethod
+    def skip_reason(text):
+        '''Why the job did not measure (``iogap-skip:``), or ``None``.'''
+        return skip_reason(text)

@@ -13,11 +13,13 @@ partition feature is only generated where the feature is
 '''
 
 import re
+import types
 
 from reframe.core.builtins import parameter
 from reframe.core.exceptions import SanityError
 
 from iogap.core import placement
+from iogap.core.darshan import FIGURES as DARSHAN_FIGURES
 from iogap.errors import IogapError
 from iogap.site import profile
 
@@ -136,6 +138,31 @@ class Placement:
         if self.cpu_freq is not None:
             job.launcher['cpu_freq'] = [f'--cpu-freq={self.cpu_freq}']
 
+    def probe(self, launch=None, ranks=True):
+        '''The job's probe lines: its own CPUs, then (with ``ranks``) each
+        task's placement, launched by ``launch`` (the main step's launcher
+        by default; a tool that probes itself, as dd's driver does, asks
+        for none).'''
+        return [placement.JOB_CPUS, *([self.probe_command(launch)]
+                                      if ranks else [])]
+
+    def probe_command(self, launch=None):
+        '''The placement probe, launched as ``launch`` launches.'''
+        return placement.probe_step(launch or self.test.launch_prefix(),
+                                    self.test.own_tools)
+
+    @staticmethod
+    def ranks(text):
+        '''Each task's rank, node, CPUs and sockets the probe printed.'''
+        return placement.parse(text)
+
+    def check_ranks(self, ranks, tasks, nodes, sockets=None):
+        '''Sanity: ``ranks`` (:meth:`ranks`) are ``tasks`` on ``nodes``,
+        ranks 0 and 1 on the ``sockets`` asked; returns a summary.'''
+        single = (self.test.current_partition.processor.num_sockets or 1) \
+            == 1
+        return placement.check(ranks, tasks, nodes, sockets, single)
+
     def memory_wrapper(self):
         '''``numactl -m N`` for a memory variant, else nothing.'''
         if self.memory == 'default':
@@ -209,7 +236,8 @@ DD_UNITS = {'': 1, 'c': 1, 'w': 2, 'b': 512, 'K': 1024, 'k': 1024,
 
 def size_bytes(text, what='size', units=None):
     '''Bytes in a size such as ``1m`` or ``4K``: :data:`BINARY` units, or
-    with ``units=DD_UNITS`` a size dd accepts. Zero is not a size.'''
+    with ``units='dd'`` a size dd accepts. Zero is not a size.'''
+    units = DD_UNITS if units == 'dd' else units
     match = re.fullmatch(r'(\d+)([A-Za-z]*)', str(text).strip())
     suffix = match and (match.group(2) if units else match.group(2).lower())
     if not match or suffix not in (units or BINARY) or \
@@ -218,3 +246,24 @@ def size_bytes(text, what='size', units=None):
         raise IogapError(f'{what} {text!r} is not a size {accepted}')
 
     return int(match.group(1)) * (units or BINARY)[suffix]
+
+
+def size_text(nbytes):
+    '''``nbytes`` in the largest binary unit that divides it (``65536`` ->
+    ``64k``): the inverse of :func:`size_bytes`.'''
+    unit = max((u for u, n in BINARY.items() if nbytes % n == 0),
+               key=BINARY.get)
+    return f'{nbytes // BINARY[unit]}{unit}'
+
+
+#: What a family declares its variants with: each parameter by the
+#: function of its name (``core_spec = variant.core_spec()``), a
+#: constraint on a partition feature (``variant.feature('mpi')``), a
+#: partition-shaped parameter's values (``variant.values(of)``) and the
+#: figures Darshan adds to a ``darshan`` case
+variant = types.SimpleNamespace(
+    core_spec=core_spec, cpu_bind=cpu_bind, memory=memory, cpu_freq=cpu_freq,
+    darshan=darshan, striping=striping, feature=feature,
+    core_specs=core_specs, clocks=clocks, values=profile.values,
+    per_node_counts=placement.per_node_counts,
+    darshan_figures=DARSHAN_FIGURES)

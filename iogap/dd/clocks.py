@@ -10,13 +10,12 @@ own, launched with ``--cpu-freq``; the fit over the clocks is a judgement
 
 from reframe.core.builtins import parameter
 
-from iogap.core import registry, variants
-from iogap.core.figures import Figures, spread_figures
+from iogap.core import Figures, family, variant
 from iogap.dd.figures import BW, MEMORY_BW, PAIRED
 from iogap.dd.stream import DDSingleStream
 
 
-@registry.family
+@family
 class DDFrequencySweep(DDSingleStream):
     '''dd write bandwidth at one CPU clock (median of the repetitions).'''
 
@@ -25,7 +24,7 @@ class DDFrequencySweep(DDSingleStream):
     # stream's, it divides out the night's load. The fit across clocks
     # takes the raw write_bw: the copy tracks the clock too, so the ratio
     # would divide out the very dependence the sweep measures.
-    figures = Figures(BW, *spread_figures(BW.template, BW.unit,
+    figures = Figures(BW, *Figures.spread(BW.template, BW.unit,
                                           pattern=('write',)),
                       PAIRED, MEMORY_BW)
 
@@ -35,6 +34,6 @@ class DDFrequencySweep(DDSingleStream):
     darshan = parameter(inherit_params=True, filter_params=lambda p: p[:1])
 
     #: The CPU clock of the case (kHz), checked in the job
-    cpu_freq = variants.cpu_freq()
+    cpu_freq = variant.cpu_freq()
 
     reads = 0

@@ -9,8 +9,7 @@ and cached re-read (18 sessions on a shared 2-core VM, 5 repetitions: CV
 36, 27 and 14 % against 36, 39 and 20 %), so it is the one used.
 '''
 
-from iogap.core.control import Control
-from iogap.core.variants import size_bytes
+from iogap.core import Control, size_bytes
 
 #: The memory copy, as the paired figure's errors name it
 MEMORY_COPY = Control('I/O steps', 'memory copies', ('I/O', 'memory'),

@@ -2,7 +2,7 @@
 by :mod:`iogap.plan.cost`): one stream on one node, and beside its I/O the
 memory copy every repetition runs as its control.'''
 
-from iogap.core.variants import size_bytes
+from iogap.core import size_bytes
 from iogap.dd.control import control_count
 from iogap.dd.figures import BW, MEMORY_BW
 

@@ -1,7 +1,7 @@
 '''The figures of the dd families, declared once (no ReFrame here: the
 report, the plan and the benchmarks import them).'''
 
-from iogap.core.figures import Figure, spread_figures
+from iogap.core import Figure, Figures
 
 #: The study's patterns: a write, the first read after eviction, and the
 #: mean of three reads with no flush between them
@@ -15,7 +15,7 @@ BW = Figure('{pattern}_bw', 'MB/s', meaning='{pattern} bandwidth of one '
             'dd stream (median of the repetitions)', pattern=PATTERNS)
 
 #: BW's min, max and coefficient of variation
-BW_SPREAD = spread_figures(BW.template, BW.unit, pattern=PATTERNS)
+BW_SPREAD = Figures.spread(BW.template, BW.unit, pattern=PATTERNS)
 
 PASS_BW = Figure('read_3x_pass{n}_bw', 'MB/s', better=None,
                  meaning='bandwidth of read pass {n} of read_3x', n=(1, 2, 3))

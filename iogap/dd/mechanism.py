@@ -28,13 +28,13 @@ import statistics
 
 from reframe.core.exceptions import SanityError
 
-from iogap.core.figures import OBSERVED, Figure
+from iogap.core import Figure
 
 STEPS = ('write', 'read_once', 'read_3x')
 DEVICE = Figure('{pattern}_device_{way}_bytes', 'B', better=None,
                 pattern=STEPS, way=('read', 'written'))
 FETCHED = Figure('{pattern}_fetched_bytes', 'B', better=None, pattern=STEPS)
-SHARE = Figure('{what}_share', '%', better=OBSERVED, what=(
+SHARE = Figure('{what}_share', '%', better=Figure.OBSERVED, what=(
     'write_device', 'write_resident', 'read_once_fetched', 'reread_fetched'))
 FIGURES = (DEVICE, FETCHED, SHARE)
 
@@ -59,7 +59,7 @@ def observe(found, nbytes, device, reads):
     '''``(figures, inapplicable)``: ``{name: (value, unit)}`` of the steps
     ``found`` (each moving ``nbytes``), and ``{name: reason}`` for the
     shares this host cannot observe. ``device`` is
-    :func:`iogap.core.steps.device_of` of the job's output.'''
+    :meth:`iogap.core.JobSteps.device` of the job's output.'''
     for step in found:
         if step.io is None:
             raise SanityError(f'dd {step["op"]} (repetition {step["rep"]}): '

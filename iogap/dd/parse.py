@@ -6,8 +6,7 @@ import re
 
 from reframe.core.exceptions import SanityError
 
-from iogap.core import plausible, steps
-from iogap.core.variants import DD_UNITS, size_bytes
+from iogap.core import JobSteps, size_bytes
 
 #: dd's summary: the bytes it copied and the seconds it took
 _RECORD = re.compile(r'^(\d+) bytes\b.*\bcopied, ([0-9.]+(?:e[-+]?\d+)?) s\b',
@@ -16,7 +15,7 @@ _RECORD = re.compile(r'^(\d+) bytes\b.*\bcopied, ([0-9.]+(?:e[-+]?\d+)?) s\b',
 
 def block_bytes(size):
     '''Bytes in a dd size such as ``1M``; a bad size is a clear error.'''
-    return size_bytes(size, 'dd block size', DD_UNITS)
+    return size_bytes(size, 'dd block size', 'dd')
 
 
 def dd_record(step):
@@ -30,8 +29,7 @@ def check_steps(text, file_bytes, expected, memory_bytes=None):
     output, each whole (``file_bytes``; a memory copy ``memory_bytes``,
     by default the same), on disk after a write, and plausible by the
     harness's clock less its calibrated start-up.'''
-    overhead, found = plausible.calibration(
-        steps.parse(text), lambda s: (dd_record(s) or (0, 0.0))[1])
+    found = JobSteps(text, lambda s: (dd_record(s) or (0, 0.0))[1])
     if len(found) != expected:
         raise SanityError(f'expected {expected} dd runs, found {len(found)}')
 
@@ -50,9 +48,8 @@ def check_steps(text, file_bytes, expected, memory_bytes=None):
                               f'time')
 
         # A trace counts what dd reads and what it writes
-        plausible.check_step([record[1]], step, what, overhead, nbytes,
-                             2 * nbytes)
+        found.held(step, [record[1]], nbytes, 2 * nbytes, what)
         if step['op'] == 'write':
-            plausible.check_disk(step, file_bytes, what)
+            found.on_disk(step, file_bytes, what)
 
-    return found, overhead
+    return list(found), found.overhead

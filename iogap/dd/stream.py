@@ -14,18 +14,7 @@ import statistics
 from reframe.core.builtins import parameter, sanity_function, variable
 from reframe.core.exceptions import SkipTestError
 
-from iogap.core import (
-    placement,
-    plausible,
-    registry,
-    stats,
-    steps,
-    traced,
-    variants,
-)
-from iogap.core.base import IogapTest
-from iogap.core.darshan import FIGURES as DARSHAN_FIGURES
-from iogap.core.figures import Figures
+from iogap.core import Figures, IogapTest, JobSteps, family, variant
 from iogap.dd import mechanism
 from iogap.dd.control import control_count, paired
 from iogap.dd.figures import BW, BW_SPREAD, MEMORY_BW, PAIRED, PASS_BW
@@ -41,26 +30,26 @@ MODE_FLAGS = {
 }
 
 
-@registry.family
+@family
 class DDSingleStream(IogapTest):
     '''Single-stream bandwidth in buffered, dsync or direct mode; medians
     over repetitions with min, max and CV (%).'''
 
     figures = Figures(BW, *BW_SPREAD, PAIRED, PASS_BW, MEMORY_BW,
                       *mechanism.FIGURES,
-                      *DARSHAN_FIGURES)
+                      *variant.darshan_figures)
 
-    #: Cores per node reserved for system daemons (:mod:`iogap.core.variants`)
-    core_spec = variants.core_spec()
+    #: Cores per node reserved for system daemons (:data:`iogap.core.variant`)
+    core_spec = variant.core_spec()
 
     #: The launcher's default placement, or the task bound to cores
-    cpu_bind = variants.cpu_bind()
+    cpu_bind = variant.cpu_bind()
 
     #: Where dd's buffers live: the node's default, DRAM or MCDRAM
-    memory = variants.memory()
+    memory = variant.memory()
 
     #: The stream under darshan-runtime, or bare
-    darshan = variants.darshan()
+    darshan = variant.darshan()
 
     #: I/O path: page cache, O_DSYNC writes, or O_DIRECT
     mode = parameter(list(MODE_FLAGS))
@@ -117,8 +106,8 @@ class DDSingleStream(IogapTest):
             '--bs', self.block_size, '--count', str(self.count),
             '--reps', str(self.repetitions), '--reads', str(self.reads),
             '--memory-count', str(self.memory_count),
-            '--calibrations', str(plausible.CALIBRATIONS),
-            '--trace', str(traced.trace_quantum(2 * self.file_bytes)),
+            '--calibrations', str(JobSteps.CALIBRATIONS),
+            '--trace', str(JobSteps.trace_quantum(2 * self.file_bytes)),
             '--evict', evict, *(['--write-flags', write] if write else []),
             *(['--read-flags', read] if read else []),
             *(['--odirect-probe'] if self.mode == 'direct' else []),
@@ -126,7 +115,8 @@ class DDSingleStream(IogapTest):
               else []),
         ]
         self.env_vars['LC_ALL'] = 'C'     # dd's summary in one format
-        self.job_sections['probe'].append(placement.JOB_CPUS)
+        self.job_sections['probe'].extend(
+            self.task_placement.probe(ranks=False))
 
     def steps(self):
         '''Every dd step, checked: whole, plausible, on disk.'''
@@ -163,8 +153,8 @@ class DDSingleStream(IogapTest):
         and the reasons for those this host cannot give.'''
         figures, self.inapplicable = mechanism.observe(
             [s for s in found if s['op'] != 'memory'], self.file_bytes,
-            steps.device_of(text), self.reads)
-        device = steps.device_of(text)
+            JobSteps.device(text), self.reads)
+        device = JobSteps.device(text)
         self.note(f'device={device[0]}:{device[2]}' if device else
                   'device=unknown')
         return figures
@@ -189,8 +179,8 @@ class DDSingleStream(IogapTest):
         figures[MEMORY_BW.name()] = (statistics.median(memory.values()),
                                      'MB/s')
         for pattern, values in series.items():
-            figures.update(stats.figures(BW.name(pattern=pattern),
-                                         list(values.values()), 'MB/s'))
+            figures.update(Figures.of_repetitions(
+                BW.name(pattern=pattern), list(values.values()), 'MB/s'))
             figures[PAIRED.name(pattern=pattern)] = (
                 paired(values, memory), PAIRED.unit)
 

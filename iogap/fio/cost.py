@@ -1,7 +1,7 @@
 '''What a fio case costs before it runs (the planner's model of it,
 found by :mod:`iogap.plan.cost`): one file read for a fixed time.'''
 
-from iogap.core.variants import size_bytes
+from iogap.core import size_bytes
 
 #: The profile setting that sizes each family's transfer (re-baselining's
 #: advice)

@@ -12,14 +12,17 @@ finding is a ratio: N threads over one thread on the same core.
 from reframe.core.builtins import parameter, sanity_function, variable
 from reframe.core.exceptions import SanityError
 
-from iogap.core import placement, plausible, registry, steps
-from iogap.core.base import IogapTest
-from iogap.core.figures import Figures
-from iogap.core.variants import feature, size_bytes
+from iogap.core import (
+    Figures,
+    IogapTest,
+    JobSteps,
+    family,
+    size_bytes,
+    variant,
+)
 from iogap.errors import IogapError
 from iogap.fio import parse
 from iogap.fio.figures import BW, CLAT, IOPS
-from iogap.site import profile
 
 #: The read job's name in fio's output
 JOB = 'read'
@@ -30,14 +33,14 @@ def thread_counts(part):
     return part.extras['fio_threads'] if 'odirect' in part.features else []
 
 
-@registry.family
+@family
 class FioThreads(IogapTest):
     '''Read bandwidth of ``threads`` fio threads sharing one core.'''
 
     figures = Figures(BW, IOPS, CLAT)
 
     #: Threads on the one core (the selected system's extras['fio_threads'])
-    threads = parameter(profile.values(thread_counts))
+    threads = parameter(variant.values(thread_counts))
 
     #: Size of the file the threads share; ``None``: extras['fio_file_size']
     file_size = variable(str, type(None), value=None)
@@ -48,7 +51,7 @@ class FioThreads(IogapTest):
     #: Seconds of reading (``runtime``); ``None``: extras['fio_runtime']
     runtime = variable(int, type(None), value=None)
 
-    CONSTRAINTS = (feature('odirect'),
+    CONSTRAINTS = (variant.feature('odirect'),
                    lambda p, part: p['threads'] in thread_counts(part))
 
     def configure(self):
@@ -88,10 +91,10 @@ class FioThreads(IogapTest):
                   f' --size={self.file_bytes} --create_only=1')
         job = self.job_sections
         job['probe'].extend([
-            placement.JOB_CPUS,
+            *self.task_placement.probe(ranks=False),
             # Launched like fio: the CPUs its process may use; the first
             # one takes every thread
-            f'probe=$({placement.probe_step(launch, self.own_tools)})',
+            f'probe=$({self.task_placement.probe_command(launch)})',
             'echo "$probe"',
             'IOGAP_CPU=$(echo "$probe" | sed -n "s/.* cpus=\\([0-9]*\\).*/'
             '\\1/p" | head -1)'])
@@ -107,11 +110,11 @@ class FioThreads(IogapTest):
     @sanity_function
     def validate(self):
         text = self.measured_output('fio')
-        ranks = placement.parse(text)
-        placement.check(ranks, 1, 1)
+        ranks = self.task_placement.ranks(text)
+        self.task_placement.check_ranks(ranks, 1, 1)
         cpu = ranks[0]['cpus'].split(',')[0].split('-')[0]
-        found = {s['step']: s for s in steps.parse(text)}
-        plausible.check_disk(found['layout'], self.file_bytes, 'fio layout')
+        found = JobSteps(text).by('step')
+        JobSteps.on_disk(found['layout'], self.file_bytes, 'fio layout')
         try:
             doc = parse.load(f'{self.stagedir}/fio_read.json')
             jobs = parse.threads(doc, JOB, self.threads,
@@ -121,9 +124,8 @@ class FioThreads(IogapTest):
 
         got = parse.figures(jobs)
         # fio's start-up is not calibrated: its time must lie in the step
-        plausible.check_clock(got['seconds'], found['read'].seconds,
-                          f'fio read ({self.threads} threads)',
-                          plausible.Overhead([0.0]), got['bytes'], lower=False)
+        JobSteps.within(found['read'], got['seconds'], got['bytes'],
+                        f'fio read ({self.threads} threads)')
         self.note(f'{self.threads} thread(s) on cpu {cpu}, '
                   f'{got["bytes"]} bytes in {got["seconds"]:.3f} s')
         return self.report({fig.name(): (got[fig.name()], fig.unit)

@@ -17,10 +17,7 @@ import reframe.utility.typecheck as typ
 from reframe.core.builtins import sanity_function, variable
 from reframe.core.exceptions import SanityError, SkipTestError
 
-from iogap.core import placement, steps, variants
-from iogap.core.base import IogapTest
-from iogap.core.ending import ended_by_scheduler, exit_status
-from iogap.core.variants import feature
+from iogap.core import IogapTest, JobSteps, variant
 from iogap.errors import IogapError
 from iogap.osu import parse
 
@@ -43,13 +40,13 @@ def supports_types(binary):
 class OSUBase(IogapTest):
     '''An OSU benchmark: validated, then measured.'''
 
-    CONSTRAINTS = (feature('mpi'),)
+    CONSTRAINTS = (variant.feature('mpi'),)
 
     #: Cores per node reserved for system daemons (:mod:`iogap.core.variants`)
-    core_spec = variants.core_spec()
+    core_spec = variant.core_spec()
 
     #: The launcher's default placement, or each rank bound to cores
-    cpu_bind = variants.cpu_bind()
+    cpu_bind = variant.cpu_bind()
 
     #: OSU binary the family runs, e.g. ``osu_latency``
     benchmark = variable(str)
@@ -119,7 +116,7 @@ class OSUBase(IogapTest):
     def plan_steps(self):
         launch = self.launch_prefix()
         self.job_sections['probe'].extend([
-            placement.JOB_CPUS, placement.probe_step(launch, self.own_tools)])
+            *self.task_placement.probe(launch)])
         if self.validation:
             self.job_sections.step(' '.join(
                 [launch, self.executable, *self.osu_options(validation=True)]),
@@ -160,8 +157,8 @@ class OSUBase(IogapTest):
 
     def check_exit(self, found):
         '''Sanity: the job exited 0; else say which run died and where.'''
-        ended = ended_by_scheduler(self.job)
-        if self.job.exitcode == 0 and not ended:
+        ended = self.how_it_ended()
+        if ended is None:
             return
 
         where, stop = ' before any OSU run', ''
@@ -172,14 +169,15 @@ class OSUBase(IogapTest):
                 stop = (f' after printing sizes up to '
                         f'{tables[-1].sizes()[-1]} of {self.max_size} B')
 
-        how = ended or f'{self.benchmark} {exit_status(self.job.exitcode)}'
+        how = ended if ended.startswith('the job') else \
+            f'{self.benchmark} {ended}'
         raise SanityError(f'{how}{where}{stop}: '
                           f'{parse.stderr_error(self.read("stderr"))}')
 
     @sanity_function
     def validate(self):
         text = self.read('stdout')
-        found = steps.parse(text)
+        found = list(JobSteps(text))
         for step in found:
             parse.check_validation(step.text, self.what(step))
 

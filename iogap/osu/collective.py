@@ -6,17 +6,15 @@ that count; each count is a case of its own.
 
 from reframe.core.builtins import parameter
 
-from iogap.core import placement, registry
-from iogap.core.figures import Figures
+from iogap.core import Figures, family, variant
 from iogap.osu.base import OSUBase
 from iogap.osu.figures import LATENCY_AT
 from iogap.osu.pt2pt import at
-from iogap.site import profile
 
 
 def rank_sweep(part, core_spec, nodes):
     '''Ranks per node on ``part``; one rank per node only across nodes.'''
-    return [n for n in placement.per_node_counts(part.num_cores - core_spec)
+    return [n for n in variant.per_node_counts(part.num_cores - core_spec)
             if n > 1 or nodes > 1]
 
 
@@ -32,7 +30,7 @@ class OSUCollective(OSUBase):
     num_nodes = parameter([1, 2, 4])
 
     #: Ranks per node (see :func:`rank_sweep`)
-    ranks_per_node = parameter(profile.values(_all_ranks))
+    ranks_per_node = parameter(variant.values(_all_ranks))
 
     # EPCC's sweep ran on whole nodes: no core specialization
     core_spec = parameter(inherit_params=True, filter_params=lambda p: p[:1])
@@ -63,14 +61,14 @@ class OSUCollective(OSUBase):
                 for s in self.report_sizes if s <= self.max_size}
 
 
-@registry.family
+@family
 class OSUAlltoall(OSUCollective):
     '''osu_alltoall: average all-to-all latency (us).'''
 
     benchmark = 'osu_alltoall'
 
 
-@registry.family
+@family
 class OSUAllreduce(OSUCollective):
     '''osu_allreduce: average allreduce latency (us), in MPI_FLOAT.'''
 

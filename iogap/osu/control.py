@@ -13,7 +13,7 @@ reason.
 
 import statistics
 
-from iogap.core.control import Control
+from iogap.core import Control
 from iogap.osu.figures import LATENCY_PAIRED, LATENCY_SMALLEST, SMALLEST_SIZE
 
 #: The pairing, as its errors name it
@@ -22,7 +22,7 @@ INTRA_NODE = Control('inter-node runs', 'intra-node runs',
 
 
 def unavailable(params, part):
-    '''Why a case (its parameters, its :class:`~iogap.site.profile.Part`) has
+    '''Why a case (its parameters, its ``part``) has
     no intra-node control, or ``None`` where it has one.'''
     if params.get('placement') != 'inter_node':
         return (f'{params.get("placement")}: the case runs on one node; '

@@ -1,14 +1,14 @@
 '''The figures of the OSU families, declared once (no ReFrame here: the
 report and the benchmarks import them).'''
 
-from iogap.core.figures import LOWER, Figure
+from iogap.core import Figure
 
-LATENCY_SMALLEST = Figure('latency_smallest', 'us', better=LOWER,
+LATENCY_SMALLEST = Figure('latency_smallest', 'us', better=Figure.LOWER,
                           meaning='the study\'s "0-byte latency": the least '
                           'latency of the sizes up to 8 B')
 SMALLEST_SIZE = Figure('smallest_size', 'B', better=None,
                        meaning='the size latency_smallest was measured at')
-LATENCY_AT = Figure('latency_{size}B', 'us', better=LOWER,
+LATENCY_AT = Figure('latency_{size}B', 'us', better=Figure.LOWER,
                     meaning='latency at {size} bytes', size=int)
 BW_PEAK = Figure('bw_peak', 'MB/s', meaning='the highest bandwidth of any '
                  'message size')
@@ -18,7 +18,7 @@ BW_PEAK_SIZE = Figure('bw_peak_size', 'B', better=None,
 #: The inter-node latency over the intra-node latency measured just
 #: before it in the same job and repetition (:mod:`iogap.osu.control`):
 #: what the nodes' state of the moment does to both cancels out
-LATENCY_PAIRED = Figure('latency_smallest_paired', 'ratio', better=LOWER,
+LATENCY_PAIRED = Figure('latency_smallest_paired', 'ratio', better=Figure.LOWER,
                         meaning='latency_smallest across two nodes over '
                         'latency_smallest between two ranks of one of them, '
                         'run just before it in the same repetition '

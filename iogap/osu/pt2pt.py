@@ -7,9 +7,7 @@ extras['osu_placement'] and are checked against where the ranks ran.
 from reframe.core.builtins import parameter, variable
 from reframe.core.exceptions import SanityError
 
-from iogap.core import placement, registry, steps
-from iogap.core.figures import Figures
-from iogap.core.variants import feature
+from iogap.core import Figures, JobSteps, family, variant
 from iogap.osu import control
 from iogap.osu.base import OSUBase
 from iogap.osu.figures import (
@@ -20,7 +18,6 @@ from iogap.osu.figures import (
     LATENCY_SMALLEST,
     SMALLEST_SIZE,
 )
-from iogap.site import profile
 
 #: The study's "0-byte latency": the least latency of the sizes up to 8 B
 #: (OSU 7.x starts at 1 B, and its first size carries the warm-up)
@@ -44,9 +41,10 @@ class OSUPointToPoint(OSUBase):
     placement = parameter(['same_socket', 'cross_socket', 'inter_node'])
 
     CONSTRAINTS = (
-        feature('multisocket', when=lambda p: p['placement'] ==
+        variant.feature('multisocket', when=lambda p: p['placement'] ==
                 'cross_socket'),
-        feature('multinode', when=lambda p: p['placement'] == 'inter_node'),
+        variant.feature('multinode',
+                        when=lambda p: p['placement'] == 'inter_node'),
         # Two ranks on one node need two cores
         lambda p, part: p['placement'] == 'inter_node' or
         part.num_cores - p['core_spec'] >= 2,
@@ -73,7 +71,7 @@ class OSUPointToPoint(OSUBase):
                 'cross_socket': 'cross'}.get(self.placement)
 
 
-@registry.family
+@family
 class OSULatency(OSUPointToPoint):
     '''osu_latency: ping-pong latency, half the round trip (us). Across
     two nodes, each repetition runs it first between two ranks on one node
@@ -94,7 +92,7 @@ class OSULatency(OSUPointToPoint):
     def configure(self):
         super().configure()
         self.repetitions = self.repetitions or self.extra('repetitions')
-        part = profile.Part.of(self.current_partition)
+        part = self.part
         params = {'placement': self.placement, 'core_spec': self.core_spec}
         why = control.unavailable(params, part)
         if why:
@@ -129,8 +127,8 @@ class OSULatency(OSUPointToPoint):
         intra = self.intra_node_launch()
         # Where the control's ranks run: after the job's own probe, apart
         self.job_sections['probe'].extend([
-            steps.label(run='probe'),
-            placement.probe_step(intra, self.own_tools)])
+            JobSteps.label(run='probe'),
+            self.task_placement.probe_command(intra)])
         command = ' '.join([self.executable, *self.executable_opts])
         for run, rep in self.paired_runs[:-1]:
             self.job_sections.step(
@@ -150,10 +148,8 @@ class OSULatency(OSUPointToPoint):
         summary = super().check_placement(head, found)
         for step in found:
             if step['run'] == 'probe':
-                single = (self.current_partition.processor.num_sockets or
-                          1) == 1
-                summary += '; control ' + placement.check(
-                    placement.parse(step.text), 2, 1, 'same', single)
+                summary += '; control ' + self.task_placement.check_ranks(
+                    self.task_placement.ranks(step.text), 2, 1, 'same')
         return summary
 
     def figures_of(self, table):
@@ -177,7 +173,7 @@ class OSULatency(OSUPointToPoint):
         return control.figures(runs['measure'], runs['control'])
 
 
-@registry.family
+@family
 class OSUBandwidth(OSUPointToPoint):
     '''osu_bw: streaming bandwidth (MB/s) and the size where it peaks.'''
 
@@ -190,7 +186,7 @@ class OSUBandwidth(OSUPointToPoint):
         return {BW_PEAK.name(): bw[peak], BW_PEAK_SIZE.name(): peak}
 
 
-@registry.family
+@family
 class OSUBiBandwidth(OSUBandwidth):
     '''osu_bibw: both ranks send at once; the sum of both directions.'''
 

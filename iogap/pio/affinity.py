@@ -13,9 +13,8 @@ for the geometry generate the cases.
 
 from reframe.core.builtins import parameter, variable
 
-from iogap.core import registry
+from iogap.core import family
 from iogap.pio.ior import IORBase
-from iogap.site import profile
 
 
 def geometry(part):
@@ -30,7 +29,7 @@ def geometry(part):
     return tasks, cores
 
 
-@registry.family
+@family
 class IORAffinity(IORBase):
     '''IOR file per process on an under-packed node, bound or not.'''
 
@@ -46,7 +45,7 @@ class IORAffinity(IORBase):
     CONSTRAINTS = (lambda p, part: geometry(part) is not None,)
 
     def geometry(self):
-        return geometry(profile.Part.of(self.current_partition))
+        return geometry(self.part)
 
     def size_job(self):
         # Binding gives each task its cores (-c counts their hardware

@@ -12,11 +12,8 @@ case is generated only on the partitions whose sweep holds its point.
 from reframe.core.builtins import parameter
 from reframe.core.exceptions import SanityError
 
-from iogap.core import placement, variants
-from iogap.core.base import IogapTest
-from iogap.core.variants import core_specs, feature
+from iogap.core import IogapTest, variant
 from iogap.pio import parse
-from iogap.site import profile
 
 
 def ppn_sweep(part, core_spec=0, study_points=True):
@@ -27,7 +24,7 @@ def ppn_sweep(part, core_spec=0, study_points=True):
     cores = part.num_cores - core_spec
     top = min(cores, part.extras['ior_max_ppn'] or cores)
     points = part.extras['ior_ppn_points'] if study_points else []
-    return sorted(set(placement.per_node_counts(top)) |
+    return sorted(set(variant.per_node_counts(top)) |
                   {n for n in points if n <= top})
 
 
@@ -40,13 +37,13 @@ def node_sweep(part):
 class ParallelIOTest(IogapTest):
     '''An MPI I/O tool: tasks placed as the variants ask, and verified.'''
 
-    CONSTRAINTS = (feature('mpi'),)
+    CONSTRAINTS = (variant.feature('mpi'),)
 
-    #: Cores per node reserved for system daemons (:mod:`iogap.core.variants`)
-    core_spec = variants.core_spec()
+    #: Cores per node reserved for system daemons (:data:`iogap.core.variant`)
+    core_spec = variant.core_spec()
 
     #: The launcher's default placement, or each task bound to cores
-    cpu_bind = variants.cpu_bind()
+    cpu_bind = variant.cpu_bind()
 
     #: The tool's name, for messages and the partition's time limit key
     TOOL = ''
@@ -58,9 +55,7 @@ class ParallelIOTest(IogapTest):
 
     def plan_steps(self):
         # Launched exactly like the tool: where every task runs
-        self.job_sections['probe'].extend([
-            placement.JOB_CPUS,
-            placement.probe_step(self.launch_prefix(), self.own_tools)])
+        self.job_sections['probe'].extend(self.task_placement.probe())
 
     def check_run(self):
         '''Sanity core: no integrity problem, exit 0, placement as asked.'''
@@ -85,13 +80,13 @@ class ParallelIOTest(IogapTest):
 
 def num_nodes():
     '''Nodes of a sweep's case (the selected system's extras['ior_nodes']).'''
-    return parameter(profile.values(node_sweep))
+    return parameter(variant.values(node_sweep))
 
 
 def procs_per_node():
     '''Processes per node of a sweep's case (see :func:`ppn_sweep`).'''
-    return parameter(profile.values(
-        lambda part: [n for cs in core_specs(part)
+    return parameter(variant.values(
+        lambda part: [n for cs in variant.core_specs(part)
                       for n in ppn_sweep(part, cs)]))
 
 

@@ -25,14 +25,11 @@ printed and where the ranks ran, that it got them.
 
 from reframe.core.builtins import parameter, variable
 
-from iogap.core import placement, registry, variants
-from iogap.core.striping import Striping
-from iogap.core.variants import BINARY, feature, size_bytes
+from iogap.core import family, size_bytes, size_text, variant
 from iogap.errors import IogapError
 from iogap.pio import hints
 from iogap.pio.base import node_sweep, ppn_sweep
 from iogap.pio.ior import IORBase
-from iogap.site import profile
 
 #: Rounds the largest swept buffer takes per collective call in a cb case
 CB_ROUNDS = 2
@@ -57,14 +54,6 @@ def segment_count(total, transfer, what='IORCollective'):
     return total // transfer
 
 
-def size_text(nbytes):
-    '''``nbytes`` in the largest unit of IOR's that holds it whole
-    (``65536`` -> ``64k``), the inverse of :func:`size_bytes`.'''
-    unit = max((u for u, n in BINARY.items() if nbytes % n == 0),
-               key=BINARY.get)
-    return f'{nbytes // BINARY[unit]}{unit}'
-
-
 def collective_point(part, core_spec):
     '''``(nodes, processes per node)`` of the collective cases on
     ``part``.'''
@@ -78,21 +67,21 @@ def cb_sizes(part):
     return [f'cb{s.lower()}' for s in part.extras['ior_cb_buffer_sizes']]
 
 
-@registry.family
+@family
 class IORCollective(IORBase):
     '''Shared-file I/O at the partition's collective point (extras
     ['ior_collective_nodes'] x ['ior_collective_ppn'], else the largest
     point of its sweep).'''
 
     #: Lustre striping of the case's directory (:mod:`iogap.core.striping`)
-    striping = variants.striping()
+    striping = variant.striping()
 
     #: MPI-IO directly, or HDF5 over MPI-IO
     api = parameter(['MPIIO', 'HDF5'])
 
     #: Independent I/O, collective I/O (``-c``) with the library's
     #: defaults, or collective with a ROMIO ``cb_buffer_size`` (``cb4m``)
-    io = parameter(['independent', 'collective'] + profile.values(cb_sizes))
+    io = parameter(['independent', 'collective'] + variant.values(cb_sizes))
 
     # Darshan's view of I/O is studied with IORBench
     darshan = parameter(inherit_params=True, filter_params=lambda p: p[:1])
@@ -104,14 +93,13 @@ class IORCollective(IORBase):
     mode = variable(str, value='buffered')
 
     CONSTRAINTS = (
-        feature('hdf5', when=lambda p: p['api'] == 'HDF5'),
+        variant.feature('hdf5', when=lambda p: p['api'] == 'HDF5'),
         lambda p, part: not p['io'].startswith('cb') or
         p['io'] in cb_sizes(part),
     )
 
     def size_job(self):
-        nodes, ppn = collective_point(
-            profile.Part.of(self.current_partition), self.core_spec)
+        nodes, ppn = collective_point(self.part, self.core_spec)
         self.num_tasks, self.num_tasks_per_node = nodes * ppn, ppn
         self.interleave()
 
@@ -136,7 +124,7 @@ class IORCollective(IORBase):
         text = super().check_run()
         self.striping_run.check(text)
         if self.cb_nodes():
-            where = hints.check_aggregators(text, placement.parse(text),
+            where = hints.check_aggregators(text, self.task_placement.ranks(text),
                                             self.cb_nodes())
             self.note(f'aggregators={where}')
         return text
@@ -176,8 +164,6 @@ class IORCollective(IORBase):
 
     def plan_steps(self):
         super().plan_steps()
-        #: The striping variant's set-up lines and check
-        self.striping_run = Striping(self)
         setup = list(self.striping_run.commands(self.layout))
         if self.hints():
             setup += [

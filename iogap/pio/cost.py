@@ -1,7 +1,7 @@
 '''What an IOR or mdtest case costs before it runs (the planner's model
 of it, found by :mod:`iogap.plan.cost`).'''
 
-from iogap.core.variants import size_bytes
+from iogap.core import size_bytes
 from iogap.pio.base import node_sweep, ppn_sweep
 from iogap.pio.figures import BW
 

@@ -1,7 +1,7 @@
 '''The figures of the parallel I/O families (IOR, mdtest), declared once
 (no ReFrame here: the report, the plan and the benchmarks import them).'''
 
-from iogap.core.figures import LOWER, Figure
+from iogap.core import Figure
 
 #: IOR's phases: the write, the first read after eviction (or O_DIRECT),
 #: the mean of three reads
@@ -15,7 +15,7 @@ BW = Figure('{phase}_bw', 'MiB/s', meaning='IOR {phase} bandwidth, all '
             'tasks (mean of the iterations)', phase=PHASES)
 IOPS = Figure('{phase}_iops', 'ops/s', meaning='IOR {phase} transfers a '
               'second', phase=PHASES)
-TIME = Figure('{phase}_time', 's', better=LOWER, meaning='IOR {phase} '
+TIME = Figure('{phase}_time', 's', better=Figure.LOWER, meaning='IOR {phase} '
               'time (open to close)', phase=PHASES)
 BW_SPREAD = Figure('{phase}_bw_{stat}', 'MiB/s', better=None,
                    meaning='the {stat} of the iterations\' {phase} '

@@ -29,7 +29,7 @@ def reports(text):
 def check_aggregators(text, ranks, cb_nodes):
     '''Sanity: every open printed ``cb_nodes`` and an aggregator list of
     that many ranks, and those ranks ran on every node of the job (``ranks``
-    from :func:`iogap.core.placement.parse`). Returns a summary.'''
+    as the placement probe printed them). Returns a summary.'''
     found = reports(text)
     if not found:
         raise SanityError('the MPI-IO layer printed no hints (the profile\'s '

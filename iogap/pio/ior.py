@@ -16,9 +16,7 @@ import re
 from reframe.core.builtins import sanity_function, variable
 from reframe.core.exceptions import SkipTestError
 
-from iogap.core import plausible, steps, traced, variants
-from iogap.core.darshan import FIGURES as DARSHAN_FIGURES
-from iogap.core.figures import Figures
+from iogap.core import Figures, JobSteps, variant
 from iogap.pio import parse
 from iogap.pio.base import ParallelIOTest
 from iogap.pio.figures import BW, BW_SPREAD, IOPS, TIME
@@ -41,8 +39,8 @@ class IORBase(ParallelIOTest):
     TOOL = 'ior'
 
     #: The steps under darshan-runtime, or bare
-    darshan = variants.darshan()
-    figures = Figures(BW, IOPS, TIME, BW_SPREAD, *DARSHAN_FIGURES)
+    darshan = variant.darshan()
+    figures = Figures(BW, IOPS, TIME, BW_SPREAD, *variant.darshan_figures)
 
     #: Bytes per task (``-b``); ``None`` takes extras['ior_block_size']
     block_size = variable(str, type(None), value=None)
@@ -84,8 +82,7 @@ class IORBase(ParallelIOTest):
 
     def ranked(self, *command):
         '''``command`` as each rank runs it: timed, and its bytes traced.'''
-        return steps.ranked(' '.join(command), self.own_tools,
-                            trace=traced.trace_quantum(self.block_bytes))
+        return super().ranked(' '.join(command), self.block_bytes)
 
     def shares_equally(self):
         '''Whether every rank moves its own block (no aggregators).'''
@@ -148,26 +145,25 @@ class IORBase(ParallelIOTest):
         '''Sanity: IOR's bandwidths against the harness's clock; the bytes
         on disk after the write (HDF5 adds its metadata).'''
         nbytes = self.num_tasks * self.block_bytes
-        overhead, found = plausible.calibration(
-            steps.parse(text),
-            lambda s: sum(float(t) for t in _TOTAL_TIME.findall(s.text)))
-        found = {s['step']: s for s in found}
+        found = JobSteps(text, lambda s: sum(
+            float(t) for t in _TOTAL_TIME.findall(s.text)))
+        by_step = found.by('step')
         # HDF5's metadata (a dataset per segment) moves with each
         # iteration's data: the trace keeps that far from its ends too
-        margin = traced.TRACE_MARGIN + self.metadata_slack(self.block_bytes)
+        margin = JobSteps.TRACE_MARGIN + self.metadata_slack(self.block_bytes)
         for op in ('write', 'read'):
-            parse.check_bandwidths(docs[op], op, nbytes, found[op],
-                                   overhead, self.block_bytes,
+            parse.check_bandwidths(docs[op], op, nbytes, found, by_step[op],
+                                   self.block_bytes,
                                    not self.shares_equally(), margin)
 
         slack = self.metadata_slack(nbytes)
-        plausible.check_disk(found['write'], nbytes, 'IOR write', slack)
+        JobSteps.on_disk(by_step['write'], nbytes, 'IOR write', slack)
         if self.mode != 'direct':
             self.eviction.check(text, {'points': nbytes})
 
     @sanity_function
     def validate(self):
-        reason = steps.skip_reason(self.read('stdout'))
+        reason = JobSteps.skip_reason(self.read('stdout'))
         if reason:
             raise SkipTestError(reason)
 

@@ -3,8 +3,7 @@ point of nodes x processes per node, and the study's HDF5 clock sweep.'''
 
 from reframe.core.builtins import parameter
 
-from iogap.core import registry, variants
-from iogap.core.variants import feature
+from iogap.core import family, variant
 from iogap.pio import base
 from iogap.pio.ior import IORBase
 
@@ -12,7 +11,7 @@ from iogap.pio.ior import IORBase
 STUDY_POINT = ('fpp', 'POSIX', 'buffered')
 
 
-@registry.family
+@family
 class IORBench(IORBase):
     '''IOR over file layout, API and I/O mode at one point of the sweep;
     MPI-IO and HDF5 use independent I/O here. IOR 4.0.0 does O_DIRECT only
@@ -45,8 +44,8 @@ class IORBench(IORBase):
         lambda p, part: p['procs_per_node'] in base.ppn_sweep(
             part, p['core_spec'], study_points=(p['layout'], p['api'],
                                                 p['mode']) == STUDY_POINT),
-        feature('hdf5', when=lambda p: p['api'] == 'HDF5'),
-        feature('odirect', when=lambda p: p['mode'] == 'direct'),
+        variant.feature('hdf5', when=lambda p: p['api'] == 'HDF5'),
+        variant.feature('odirect', when=lambda p: p['mode'] == 'direct'),
         lambda p, part: p['mode'] != 'direct' or p['api'] == 'POSIX',
     )
 
@@ -54,7 +53,7 @@ class IORBench(IORBase):
         base.size_point(self)
 
 
-@registry.family
+@family
 class IORFrequencySweep(IORBench):
     '''One process writing and reading a shared file through parallel HDF5
     at one CPU clock: the study's HDF5 sweep (r² 0.89 on Haswell, 0.96 on
@@ -73,4 +72,4 @@ class IORFrequencySweep(IORBench):
     darshan = parameter(inherit_params=True, filter_params=lambda p: p[:1])
 
     #: The CPU clock of the case (kHz), checked in the job
-    cpu_freq = variants.cpu_freq()
+    cpu_freq = variant.cpu_freq()

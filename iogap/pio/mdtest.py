@@ -9,19 +9,17 @@ SUMMARY table's means over the iterations, in operations per second.
 from reframe.core.builtins import parameter, sanity_function, variable
 from reframe.core.exceptions import SanityError
 
-from iogap.core import registry, variants
-from iogap.core.darshan import FIGURES as DARSHAN_FIGURES
-from iogap.core.figures import Figures
+from iogap.core import Figures, family, variant
 from iogap.pio import base, parse
 from iogap.pio.figures import RATE
 
 
-@registry.family
+@family
 class MDTestBench(base.ParallelIOTest):
     '''mdtest metadata rates, unique or shared directory.'''
 
     TOOL = 'mdtest'
-    figures = Figures(RATE, *DARSHAN_FIGURES)
+    figures = Figures(RATE, *variant.darshan_figures)
 
     #: Nodes of the case (the selected system's extras['ior_nodes'])
     num_nodes = base.num_nodes()
@@ -32,7 +30,7 @@ class MDTestBench(base.ParallelIOTest):
     CONSTRAINTS = base.SWEEP_CONSTRAINTS
 
     #: mdtest under darshan-runtime, or bare
-    darshan = variants.darshan()
+    darshan = variant.darshan()
 
     #: A working directory per task (``-u``), or all tasks in one
     directory = parameter(['unique', 'shared'])

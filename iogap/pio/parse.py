@@ -13,8 +13,7 @@ import re
 
 from reframe.core.exceptions import SanityError
 
-from iogap.core import plausible, steps, traced
-from iogap.core.variants import size_bytes
+from iogap.core import JobSteps, size_bytes
 from iogap.errors import IogapError
 from iogap.pio.figures import MDTEST_OPS
 
@@ -54,7 +53,7 @@ def problems(text):
     '''``[(step, line)]`` for every fatal line of IOR/mdtest stdout.'''
     return [(step.labels.get('step', 'before the first step'),
              m.group(0).strip())
-            for step in steps.parse(text, preamble=True)
+            for step in JobSteps(text, preamble=True)
             for m in PROBLEM.finditer(step.text)]
 
 
@@ -111,7 +110,7 @@ def mdtest_runs(text):
     '''``{step: {'tasks': N, 'iterations': N, op: mean rate}}`` from mdtest
     stdout; a step without a complete SUMMARY table has no rates.'''
     runs = {}
-    for step in steps.parse(text):
+    for step in JobSteps(text):
         run, in_rates = runs.setdefault(step['step'], {}), False
         for line in step.text.splitlines():
             if m := re.match(r'^mdtest-\S+ was launched with (\d+) total',
@@ -148,20 +147,19 @@ def claimed_seconds(doc, access, nbytes):
     return [nbytes / (bw * 2**20) for bw in bandwidths(doc, access)]
 
 
-def check_bandwidths(doc, access, nbytes, step, overhead, block,
-                     last_only=False, margin=traced.TRACE_MARGIN):
+def check_bandwidths(doc, access, nbytes, found, step, block,
+                     last_only=False, margin=JobSteps.TRACE_MARGIN):
     '''Sanity: every bandwidth IOR reports for ``access`` (each
     iteration's, and the summary's mean, least and most) agrees with the
     others, summed as time with the harness's clock, and each as time with
     the stretch of the ranks' traces in which they moved its ``block``
     bytes (``last_only``, ``margin``: see
-    :func:`iogap.core.traced.check_traced`).'''
+    :meth:`iogap.core.JobSteps.held`; ``found``: the job's steps).'''
     samples = bandwidths(doc, access)
     # Ranks busy-poll in MPI: their CPU time is no bound on IOR's own
-    plausible.check_step(claimed_seconds(doc, access, nbytes), step,
-                         f'IOR {access}', overhead, nbytes, block, last_only,
-                         plausible.LAUNCHED_TOLERANCE, in_shell=False,
-                         margin=margin)
+    found.held(step, claimed_seconds(doc, access, nbytes), nbytes, block,
+               f'IOR {access}', launched=True, last_only=last_only,
+               margin=margin)
     [row] = [r for r in doc['summary'] if r.get('operation') == access]
     told = {'bwMeanMIB': sum(samples) / len(samples),
             'bwMaxMIB': max(samples), 'bwMinMIB': min(samples)}
