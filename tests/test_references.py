@@ -162,7 +162,7 @@ def test_most_specific_absolute_entry_wins(tmp_path, monkeypatch):
                              'params': {'mode': 'dsync', 'memory': 'dram'},
                              'ref': [30.0, -0.1, None]})
     monkeypatch.setattr(references, '_current', check(tmp_path, data))
-    targets = {readings.target_name(t): t for t in readings.absolute_targets()}
+    targets = {readings.target_name(t): t for t in readings.absolute_targets(references.current())}
     dram = [t for name, t in targets.items() if 'memory=dram' in name and
             'cpu_bind=default' in name and 'core_spec=0' in name and
             'darshan=off' in name]

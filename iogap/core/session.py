@@ -29,12 +29,6 @@ def dry(argv):
     return '--dry-run' in argv
 
 
-def distributes(argv):
-    '''Whether ReFrame runs each case on every node (``--distribute``).'''
-    return any(a == '--distribute' or a.startswith('--distribute=')
-               for a in argv[1:])
-
-
 def start(argv, system, output, results_db=None):
     '''Check the profile's scratch roots and, for a run, lock and clean.'''
     roots = sorted({p['extras']['scratch_root']

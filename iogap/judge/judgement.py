@@ -39,6 +39,11 @@ from iogap.judge import references
 from iogap.judge.skips import NOT_APPLICABLE
 
 
+#: The parameter ReFrame's ``--distribute`` adds to every test it copies
+#: onto each node
+DISTRIBUTED = '.nid'
+
+
 class Judgement(rfm.RunOnlyRegressionTest):
     '''Read the figures of :meth:`cases`, judge :meth:`judged`.'''
 
@@ -105,6 +110,11 @@ class Judgement(rfm.RunOnlyRegressionTest):
 
     @run_after('init')
     def depend_on_cases(self):
+        if DISTRIBUTED in type(self).param_space.params:
+            # --distribute runs every case once per node, under names no
+            # judgement can depend on: refused, saying so, never lost
+            self.skip('--distribute measures each node apart: judge a run '
+                      'without --distribute')
         system = rt.runtime().system
         selected = {p.name for p in system.partitions}
         repeat = registry.repeat_of(self)

@@ -173,6 +173,16 @@ def current():
     return _current
 
 
+def of_system(system):
+    '''The reference file of ReFrame's ``system`` (a run's
+    ``rt.runtime().system``): the one its configuration loaded and
+    checked, else loaded now against its partitions; ``None`` when it has
+    none.'''
+    if _current is not None and _current.system == system.name:
+        return _current
+    return load(system.name, [profile.Part.of(p) for p in system.partitions])
+
+
 def say_what_is_judged(system):
     '''Say when nothing (no reference file) or not everything (cases
     this host cannot run) of ``system`` will be judged.'''

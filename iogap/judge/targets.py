@@ -1,15 +1,14 @@
 '''What the judgements are parametrised over: one reading per entry of
-the loaded reference file that this host can run, and for absolute
-references one per case they judge (:mod:`iogap.judge.readings`).'''
+a reference file that this host can run, and for absolute references one
+per case they judge (:mod:`iogap.judge.readings`).'''
 
-from iogap.judge import references
 from iogap.judge.meaning import most_specific
 
 
-def absolute_targets():
-    '''Cases that absolute references judge: ``(family, partition,
-    params, {var: entry})``, the most specific entry winning per var.'''
-    ref = references.current()
+def absolute_targets(ref):
+    '''Cases that the absolute references of ``ref`` (a reference file,
+    or ``None``) judge: ``(family, partition, params, {var: entry})``, the
+    most specific entry winning per var.'''
     if ref is None:
         return []
 
@@ -30,8 +29,7 @@ def target_name(target):
                                          sorted(params.items()))
 
 
-def entries(kind):
-    '''The entries of ``kind`` (ratios, fits, mechanisms) this host can
-    judge; none without a reference file.'''
-    ref = references.current()
+def entries(ref, kind):
+    '''The entries of ``kind`` (ratios, fits, mechanisms) of ``ref`` this
+    host can judge; none without a reference file.'''
     return ref.entries(kind) if ref else []

@@ -79,9 +79,9 @@ def measured():
 
 def _entries(param):
     if param == 'target':
-        return readings.absolute_targets()
-    return readings.entries({'ratio': 'ratios', 'fit': 'fits',
-                           'mechanism': 'mechanisms'}[param])
+        return readings.absolute_targets(references.current())
+    kind = {'ratio': 'ratios', 'fit': 'fits', 'mechanism': 'mechanisms'}
+    return readings.entries(references.current(), kind[param])
 
 
 def judgements(cases, left_out=None):

@@ -57,7 +57,7 @@ class Plan:
         self.needs = {j.select: sorted({j.select} | {cases[k].select
                                                       for k in j.sides})
                       for j in judgements}
-        targets = readings.absolute_targets()
+        targets = readings.absolute_targets(references.current())
         by_entry = {}
         for j in judgements:
             for k in _entry_keys(j, targets):
