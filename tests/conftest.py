@@ -19,6 +19,11 @@ from iogap.site import profile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+# The tests are laid out like the code, one directory a stage; their
+# shared helpers import each other by module name
+sys.path[:0] = sorted(d for d in glob.glob(os.path.join(ROOT, 'tests', '*'))
+                      if os.path.isdir(d) and not d.endswith('data'))
+
 @pytest.fixture(autouse=True)
 def _no_profile_left_behind(monkeypatch):
     # A test that loads a profile leaves the one loaded before it

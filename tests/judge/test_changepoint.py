@@ -21,7 +21,8 @@ from iogap.judge import acrossnights as cp
 from iogap.core.figures import HIGHER, LOWER
 from iogap.judge import changepoint
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
 DB = os.path.join(ROOT, 'tests', 'data', 'changepoint', 'nights-results.db')
 
 

@@ -142,7 +142,7 @@ def test_the_doc_is_what_the_command_prints():
 def test_every_profile_keeps_its_promises(tmp_path):
     env = dict(os.environ, SLURM_CONF='', IOGAP_MINICLUSTER_PARTITIONS='')
     proc = subprocess.run(
-        [sys.executable, os.path.join(ROOT, 'tests', 'plan_profiles.py'),
+        [sys.executable, os.path.join(ROOT, 'tests', 'plan', 'plan_profiles.py'),
          str(tmp_path), *OTHERS], cwd=ROOT, env=env, capture_output=True,
         text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr

@@ -17,7 +17,8 @@ from iogap.dd.control import paired, ratios
 from iogap.dd.parse import dd_record
 from iogap.errors import IogapError
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
 #: A real direct-mode job of this machine (5 repetitions, 256 MiB file,
 #: 10000 MiB memory copies)
 JOB = os.path.join(ROOT, 'tests', 'data', 'dd', 'paired-direct.out')

@@ -29,7 +29,8 @@ def main(args):
     return iogap(['report', *args])
 
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
 DATA = os.path.join(ROOT, 'tests', 'data', 'report')
 GENERIC = os.path.join(DATA, 'generic-run-report.json')
 LOCALPAIR = os.path.join(DATA, 'localpair-run-report.json')

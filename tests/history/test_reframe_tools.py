@@ -15,7 +15,8 @@ import pytest
 from iogap.night import compare as history
 from conftest import run_reframe
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
 NIGHTS = os.path.join(ROOT, 'tests', 'data', 'changepoint',
                       'nights-results.db')
 REPORT_DB = os.path.join(ROOT, 'tests', 'data', 'report', 'generic-results.db')
