@@ -17,7 +17,7 @@ import yaml
 from iogap.errors import EXIT
 from iogap.history import load
 from iogap.history.runreport import final_cases
-from iogap.judge import coverage
+from iogap.judge import acrossnights, breakage, coverage, references
 from iogap.judge.skips import NOT_APPLICABLE, split_skips
 
 #: ``[     SKIP ] (2/5) <name> /<hash> @<sysenv> [<reason>]``
@@ -88,13 +88,68 @@ def judge(report_path, stdout_path, reference_path, returncode=0,
     except load.InputError as err:
         red.append(f'the run report is unusable: {err}')
         return lines + [f'RED: {r}' for r in red], RED
+    return of_report(report, report_path, stdout_path, reference_path,
+                     returncode, share, lines, red, expected)
+
+
+def of_report(report, name, stdout_path, reference_path, returncode=0,
+              share=False, lines=None, red=None, expected=None):
+    ''':func:`judge` of a run report already read (``name`` says where
+    it came from); a night split in jobs is judged whole from its
+    sessions' runs joined in one report.'''
+    lines, red = lines if lines is not None else [], red or []
+    if expected is None:
+        expected = expected_skips(reference_path)
+        if expected is None:
+            red.append(f'no reference file {reference_path}: nothing is '
+                       f'judged')
+            expected = 0
     try:
-        return _judge(report, report_path, stdout_path, reference_path,
-                      expected, returncode, lines, red, share)
+        return _judge(report, name, stdout_path, reference_path, expected,
+                      returncode, lines, red, share)
     except (KeyError, IndexError, TypeError, ValueError) as err:
-        red.append(f'the run report {report_path} is not one ReFrame wrote '
+        red.append(f'the run report {name} is not one ReFrame wrote '
                    f'(no {err})')
         return lines + [f'RED: {r}' for r in red], RED
+
+
+def across_nights(found, status, db, uuid, system):
+    '''Tonight's verdict (``found`` lines, ``status``) with the series of
+    nights of the history ``db`` up to session ``uuid``: a step change or
+    a lost effect turns it red. ``(lines, status, step cases, effect
+    cases)``; a series that cannot be judged is said and hides nothing.'''
+    try:
+        ref, said = breakage.reference(system)
+        steps, stepped, step_cases = acrossnights.judge(db, uuid, ref)
+        steps = said + steps
+    except Exception as err:      # said; the bands still judge the night
+        steps, stepped, step_cases = [f'change points: not judged: '
+                                      f'{err!r}'], [], []
+    try:
+        gone, vanished, effect_cases = acrossnights.judge_effects(
+            db, uuid, references.path_for(system))
+    except Exception as err:      # said; the bands still judge the night
+        gone, vanished, effect_cases = [f'effects: not judged: {err!r}'], \
+            False, []
+    red = bool(stepped) or vanished
+    return with_series(found, steps + gone, red), RED if red else status, \
+        step_cases, effect_cases
+
+
+def with_series(found, said, red):
+    '''Tonight's lines with the series' lines (``said``) before the
+    verdict's last line, which ``red`` (a step, a lost effect) turns red.'''
+    *lines, last = found
+    if red and last.startswith('RED'):
+        last = f'{last}; a step change across nights'
+    elif red and last.startswith('GREEN'):
+        last = ('RED: every case passed and every figure is within its '
+                'reference, but the series of nights stepped or lost an '
+                'effect (STEP, GONE above)')
+    elif red:
+        last = (f'RED: the series of nights stepped or lost an effect '
+                f'(STEP, GONE above); {last}')
+    return lines + said + [last]
 
 
 def _judge(report, report_path, stdout_path, reference_path, expected,

@@ -11,7 +11,7 @@ import os
 from iogap.errors import IogapError
 from iogap.history import load, resultsdb
 from iogap.history.runguard import replace_file
-from iogap.judge import acrossnights, breakage, references, verdict
+from iogap.judge import references, verdict
 from iogap.night import compare, junit, planned
 from iogap.night.tonight import Night, shown
 
@@ -40,52 +40,6 @@ def _history(night, report):
             f'the last {night.nights} days '
             f'({shown(night.path("history.csv"))})']
 
-
-def _changepoints(night, report, system):
-    '''The change-point verdict over the history database, honouring the
-    figures the reference file declares judged for breakage only; also
-    added to the JUnit report as its own suite.'''
-    try:
-        with open(report) as fp:
-            uuid = json.load(fp)['session_info']['uuid']
-        ref, said = breakage.reference(system)
-        lines, steps, cases = acrossnights.judge(night.results_db, uuid, ref)
-        if cases:
-            junit.add_junit(night.junit, cases)
-    except Exception as err:      # said; the bands still judge the night
-        return [f'change points: not judged: {err!r}'], False
-    return said + lines, bool(steps)
-
-
-def _effects(night, report, system):
-    '''The study's effects over the nights of the history database
-    (``GONE`` lines turn the night red); their own JUnit suite.'''
-    try:
-        with open(report) as fp:
-            uuid = json.load(fp)['session_info']['uuid']
-        lines, gone, cases = acrossnights.judge_effects(
-            night.results_db, uuid, references.path_for(system))
-        if cases:
-            junit.add_effects(night.junit, cases)
-    except Exception as err:      # said; the bands still judge the night
-        return [f'effects: not judged: {err!r}'], False
-    return lines, gone
-
-
-def _with_steps(found, steps, stepped):
-    '''The band's lines with the change-point lines before the verdict,
-    which a step turns red.'''
-    *lines, last = found
-    if stepped and last.startswith('RED'):
-        last = f'{last}; a step change across nights'
-    elif stepped and last.startswith('GREEN'):
-        last = ('RED: every case passed and every figure is within its '
-                'reference, but the series of nights stepped or lost an '
-                'effect (STEP, GONE above)')
-    elif stepped:
-        last = (f'RED: the series of nights stepped or lost an effect '
-                f'(STEP, GONE above); {last}')
-    return lines + steps + [last]
 
 def _guard_history(night):
     '''Check the history database and keep a copy of it as the last good
@@ -118,6 +72,13 @@ def _stored(night, report):
             f'{resultsdb.restore_hint(night.results_db)}']
 
 
+def _session_of(report):
+    try:
+        return load.read_report(report)['session_info']['uuid']
+    except (load.InputError, KeyError, TypeError):
+        return None       # _stored says so
+
+
 def suite():
     night = Night(os.environ)
     system = night.locate()
@@ -142,11 +103,14 @@ def suite():
     if unstored:    # the verdict's last line is not the night's
         found, status = found[:-1] if status != verdict.RED else found, \
             verdict.RED
-    if report:      # the series of nights, beside tonight's bands
-        steps, stepped = _changepoints(night, report, system)
-        gone, vanished = _effects(night, report, system)
-        found = _with_steps(found, steps + gone, stepped or vanished)
-        status = verdict.RED if stepped or vanished else status
+    uuid = _session_of(report) if report else None
+    if uuid:        # the series of nights, beside tonight's bands
+        found, status, steps, effects = verdict.across_nights(
+            found, status, night.results_db, uuid, system)
+        if steps:
+            junit.add_junit(night.junit, steps)
+        if effects:
+            junit.add_effects(night.junit, effects)
         junit.add_coverage(night.junit, found)
     print_summary(night, title, lines + found + unstored)
     return status

@@ -28,7 +28,7 @@ from conftest import ROOT
 from iogap.site import profile
 from iogap.core.figures import HIGHER
 from iogap.errors import ReferenceFileError
-from iogap.judge import breakage, changepoint, references
+from iogap.judge import breakage, changepoint, references, verdict
 from test_calibration import nights
 from test_changepoint import copy_db
 
@@ -204,16 +204,14 @@ def test_the_nights_change_points_read_the_systems_reference(tmp_path,
     # The suite's own step (ci/nightly/__main__.py) on the derived stepped
     # nights, the reference file taken from IOGAP_REFERENCE_DIR
     path = copy_db(tmp_path, step=True)
-    report = tmp_path / 'run.json'
-    report.write_text(json.dumps({'session_info': sessions.sessions(path)[-1][0]}))
-    junit = tmp_path / 'junit.xml'
-    ET.ElementTree(ET.Element('testsuites')).write(junit)
-    night = types.SimpleNamespace(results_db=path, junit=str(junit))
+    uuid = sessions.sessions(path)[-1][0]['uuid']
     monkeypatch.setenv('IOGAP_REFERENCE_DIR', str(tmp_path))
     write(tmp_path, [{'test': 'DDSingleStream', 'partition': 'default',
                       'params': {'mode': 'buffered'}, 'var': 'read_3x_bw',
                       'breakage_only': REASON}])
-    lines, stepped = nightly._changepoints(night, str(report), 'anyhost')
-    assert stepped and not [line for line in lines if line.startswith(
-        f'STEP {REREAD}')]
+    green = ['GREEN: every case passed, every figure within its reference']
+    lines, status, _, _ = verdict.across_nights(green, 0, path, uuid,
+                                                'anyhost')
+    assert status == verdict.RED and not [
+        line for line in lines if line.startswith(f'STEP {REREAD}')]
     assert [line for line in lines if SAID in line and REREAD in line]

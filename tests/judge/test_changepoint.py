@@ -19,7 +19,7 @@ from iogap.night.junit import add_junit
 from iogap.night import driver as nightly
 from iogap.judge import acrossnights as cp
 from iogap.core.figures import HIGHER, LOWER
-from iogap.judge import changepoint
+from iogap.judge import changepoint, verdict
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -223,12 +223,12 @@ def test_steps_are_their_own_junit_suite(tmp_path):
 def test_a_step_turns_a_green_night_red():
     green = ['1 cases', 'GREEN: every case passed, every figure within its '
              'reference']
-    assert nightly._with_steps(green, ['STEADY: 0'], False) == \
+    assert verdict.with_series(green, ['STEADY: 0'], False) == \
         ['1 cases', 'STEADY: 0', green[1]]
-    stepped = nightly._with_steps(green, ['STEP x', 'STEP: 1'], True)
+    stepped = verdict.with_series(green, ['STEP x', 'STEP: 1'], True)
     assert stepped[:3] == ['1 cases', 'STEP x', 'STEP: 1']
     assert stepped[-1].startswith('RED: ') and 'stepped' in stepped[-1]
-    red = nightly._with_steps(['RED: 1 failed case(s)'], ['STEP: 1'], True)
+    red = verdict.with_series(['RED: 1 failed case(s)'], ['STEP: 1'], True)
     assert red[-1] == 'RED: 1 failed case(s); a step change across nights'
 
 
