@@ -64,7 +64,7 @@ def session_of(report, source):
     info = report['session_info']
     return Session(str(info.get('uuid') or source),
                    float(info.get('time_start_unix') or 0), source, info,
-                   measured(report))
+                   measured(report), report)
 
 
 def rows_of(report, session):
@@ -131,14 +131,15 @@ def load(paths=(), db=None, reports=()):
 
 
 def latest(rows):
-    '''Rows of the newest session of each system.'''
+    '''Rows of the newest night of each system: every session of it (a
+    night split per partition is one session a partition).'''
     newest = {}
     for row in rows:
         best = newest.get(row.system)
         if best is None or row.session.start > best.start:
             newest[row.system] = row.session
 
-    return [r for r in rows if newest[r.system] == r.session]
+    return [r for r in rows if newest[r.system].night == r.session.night]
 
 
 def median(rows):

@@ -15,6 +15,12 @@ NOT_APPLICABLE = 'n/a'
 #: Schema of ReFrame 4.10's sqlite results database (reporting/storage.py)
 DB_SCHEMA = '1.0'
 
+def night_of(uuid, pipeline):
+    '''What makes a session's night: its pipeline (the jobs of a night
+    split per partition are several sessions), else the session itself.'''
+    return pipeline if pipeline and pipeline != 'local' else uuid
+
+
 class InputError(IogapError):
     '''An input that is not a run report or results database.'''
 
@@ -31,6 +37,14 @@ class Session:
     #: job seconds]}`` (iogap.plan.spent)
     cost: dict = field(default_factory=dict, compare=False, hash=False,
                        repr=False)
+    #: The run report itself
+    report: dict = field(default=None, compare=False, hash=False,
+                         repr=False)
+
+    @property
+    def night(self):
+        '''The night the session belongs to (:func:`night_of`).'''
+        return night_of(self.uuid, self.info.get('pipeline'))
 
     @property
     def when(self):

@@ -44,7 +44,7 @@ def final_cases(report):
     cases = {}
     for run in report['runs']:
         for tc in run['testcases']:
-            key = (tc['name'], tc['system'], tc['partition'], tc['environ'])
+            key = (tc['name'], tc['system'], tc['partition'], tc.get('environ'))
             cases[key] = tc
     return list(cases.values())
 

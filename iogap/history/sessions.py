@@ -9,15 +9,10 @@ import re
 import sqlite3
 import statistics
 
+from iogap.history.rows import night_of
 from iogap.history.runreport import final_cases
 
 _REPEAT = re.compile(r'\s*%\.?repeat_no=\d+')
-
-
-def night_of(uuid, pipeline):
-    '''What makes a session's night: its pipeline (the jobs of a night
-    split per partition are several sessions), else the session itself.'''
-    return pipeline if pipeline and pipeline != 'local' else uuid
 
 
 def _last_nights(conn, uuid, kept):

@@ -35,6 +35,6 @@ def write_page(reports=(), db=None, output='.', study_example=False):
         with open(os.path.join(output, 'study-example-report.json'),
                   'w') as fp:
             json.dump(examples[0], fp, indent=1)
-    manifest = sections.render(found, rows, output)
+    manifest = sections.render(found, rows, output, db)
     return page.write(manifest, output), sum(
         len(s['figures']) for s in manifest['sections'])

@@ -22,6 +22,17 @@ tr.fail td.verdict { color: #c62828; font-weight: bold; }
 tr.na td.verdict { color: #757575; font-style: italic; }
 figure { margin: 1em 0; } img { max-width: 100%; }
 figcaption, .note { font-size: .9em; color: #555; }
+.verdict { border-radius: 6px; padding: .6em 1em; margin: .6em 0;
+           color: #fff; }
+.verdict .status { margin: 0; font-size: 1.6em; font-weight: bold; }
+.verdict p { margin: .3em 0 0; }
+.GREEN { background: #2e7d32; } .RED { background: #c62828; }
+.NOT-JUDGED, .UNDER-JUDGED { background: #8d6e00; }
+ul.problems { list-style: none; padding: 0; }
+ul.problems li { margin: .2em 0; }
+.kind { font-weight: bold; color: #c62828; display: inline-block;
+        min-width: 8em; }
+svg.spark { vertical-align: middle; margin-left: .5em; }
 '''
 
 
@@ -66,6 +77,52 @@ def _fmt(value):
     return '' if value is None else value
 
 
+def _spark(values, width=120, height=22):
+    '''A figure's series of nights as a small inline line, the newest
+    night marked.'''
+    if len(values) < 2:
+        return ''
+    low, high = min(values), max(values)
+    span = (high - low) or 1.0
+    step = width / (len(values) - 1)
+    points = ' '.join(
+        f'{i * step:.1f},{height - 2 - (v - low) / span * (height - 4):.1f}'
+        for i, v in enumerate(values))
+    x, y = points.split()[-1].split(',')
+    return (f'<svg class="spark" width="{width}" height="{height}" '
+            f'role="img" aria-label="{len(values)} nights">'
+            f'<polyline fill="none" stroke="#555" points="{points}"/>'
+            f'<circle cx="{x}" cy="{y}" r="2.5" fill="#c62828"/></svg>')
+
+
+NO_HISTORY = '; not judged across nights (no history given: --db)'
+
+
+def _verdicts(manifest):
+    '''Each system's night: its verdict, coverage and what went wrong.'''
+    out = []
+    for night in manifest.get('verdicts', []):
+        status, lines = night['status'], night['lines']
+        coverage = [line for line in lines if line.startswith('COVERAGE')]
+        out.append(
+            f'<div class="verdict {status.replace(" ", "-")}" '
+            f'id="verdict-{esc(night["system"])}"><p class="status">'
+            f'{esc(status)}: {esc(night["system"])}, night of '
+            f'{esc(night["when"])}</p>'
+            f'<p>{esc(lines[-1])}</p>' +
+            ''.join(f'<p>{esc(c)}</p>' for c in coverage) +
+            f'<p>partitions {esc(", ".join(night["partitions"]))}; '
+            f'sessions {esc(", ".join(night["sessions"]))}'
+            f'{"" if night["across"] else NO_HISTORY}'
+            f'</p></div>')
+        if night['problems']:
+            out.append('<ul class="problems">' + ''.join(
+                f'<li><span class="kind">{esc(p["kind"])}</span>'
+                f'{esc(p["text"])}{_spark(p["series"])}</li>'
+                for p in night['problems']) + '</ul>')
+    return out
+
+
 def _header(manifest):
     out = []
     for study in [s['study'] for s in manifest['sessions'] if s['study']]:
@@ -82,17 +139,10 @@ def _header(manifest):
             out.append('<p class="note">Entries the example could not place '
                        'on a figure: ' + esc('; '.join(study['unplaced'])) +
                        '</p>')
-    rows = [[s['when'], ', '.join(s['systems']), s['host'], s['cases'],
-             s['failures'], s['skipped'], ', '.join(
-                 f'{p} {h:.3g}' for p, h in s['node_hours'].items()),
-             s['plan'], s['source'], s['uuid']]
-            for s in manifest['sessions']]
-    out.append('<h2>Inputs</h2>' + _table({
-        'head': ['session start', 'systems', 'host', 'cases', 'failures',
-                 'skipped', 'node-hours (measured)', 'plan', 'source',
-                 'uuid'], 'rows': rows, 'shown': 12}))
-    out.append('<p class="note">Sections 1–5 draw the newest session of '
-               'each system; section 6 draws every session.</p>')
+    out.append('<p class="note">The sections draw the newest night of '
+               'each system (every session of a night split per '
+               'partition); the history draws every night. Inputs: at the '
+               'end of the page.</p>')
     missing = [s for s in manifest['sections'] if s['missing']]
     if missing:
         out.append('<p>Sections without data:</p><ul>' + ''.join(
@@ -105,6 +155,7 @@ def write(manifest, outdir, extra_notes=()):
     '''Write ``index.html`` into ``outdir``; returns its path.'''
     systems = sorted({n for s in manifest['sessions'] for n in s['systems']})
     parts = [f'<h1>iogap report: {esc(", ".join(systems) or "no data")}</h1>']
+    parts += _verdicts(manifest)
     parts += _header(manifest)
     parts += [f'<p class="note">{esc(n)}</p>' for n in extra_notes]
     for section in manifest['sections']:
@@ -115,6 +166,15 @@ def write(manifest, outdir, extra_notes=()):
         parts += [_image(outdir, e) for e in section['figures']]
         if section['table']:
             parts.append(_table(section['table']))
+    rows = [[s['when'], ', '.join(s['systems']), s['host'], s['cases'],
+             s['failures'], s['skipped'], ', '.join(
+                 f'{p} {h:.3g}' for p, h in s['node_hours'].items()),
+             s['plan'], s['source'], s['uuid']]
+            for s in manifest['sessions']]
+    parts.append('<h2 id="inputs">Inputs</h2>' + _table({
+        'head': ['session start', 'systems', 'host', 'cases', 'failures',
+                 'skipped', 'node-hours (measured)', 'plan', 'source',
+                 'uuid'], 'rows': rows, 'shown': 12}))
     path = os.path.join(outdir, 'index.html')
     # Whole or not at all: a full disk keeps the last page
     replace_file(path, '<!DOCTYPE html>\n<html lang="en"><head>'

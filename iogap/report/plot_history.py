@@ -1,8 +1,8 @@
-'''Section 6: each figure across nights, regressed figures first: those
-whose newest judgement failed, then those whose newest value moved most
-the wrong way against the median of the earlier nights. Beside the
-band's verdict, each figure's series is judged for a recent step change
-(iogap.judge.changepoint), as the nightly pipeline does.
+'''The history section: each figure across nights, those the nightly's
+change-point verdict finds stepped first (its calibrated threshold, the
+reference file's breakage-only declarations honoured), then those whose
+newest judgement failed, then the largest moves the wrong way; the
+harness's own figures (controls, counters) below the study's.
 
 Each drawn figure is one row, as NERSC's UMAMI (pytokio) shows a metric:
 its series of nights, with the steps the change-point detector found
@@ -18,10 +18,6 @@ from iogap.report.trends import better, collect
 
 #: Small multiples drawn (the table lists every figure)
 DRAWN = 12
-
-#: A move the wrong way beyond this fraction is marked as a regression
-MARKED = 0.1
-
 
 def panel(ax, ctx, series, sessions):
     newest = len(sessions) - 1
@@ -45,12 +41,11 @@ def panel(ax, ctx, series, sessions):
         ax.annotate(f'step {step.size:+.0%}', (start - 0.45, 0.05),
                     xycoords=('data', 'axes fraction'), fontsize=7,
                     color=style.FAIL)
-    if newest in series.points and (failed or worse > MARKED):
+    if newest in series.points and (failed or step is not None):
         ax.plot(xs[-1], ys[-1], 'o', color=style.FAIL, ms=7)
     if change is not None:
         ax.annotate(f'{100 * change:+.0f}% vs earlier median', (0.98, 0.92),
-                    xycoords='axes fraction', ha='right', fontsize=7,
-                    color=style.FAIL if worse > MARKED else 'black')
+                    xycoords='axes fraction', ha='right', fontsize=7)
     gaps = [i for i in range(len(sessions)) if i not in series.points]
     if gaps:
         ax.plot(gaps, [ax.get_ylim()[0]] * len(gaps), 'x', color='grey',
@@ -108,11 +103,12 @@ def small_multiples(ctx, system, shown, sessions):
         panel(ax, ctx, series, sessions)
         box(fig.add_subplot(grid[row, 1], sharey=ax), series, sessions)
     return style.save(fig, ctx.outdir, f'history_{system}', 'history',
-                      f'{system}: the {len(shown)} most regressed figures '
-                      f'across {len(sessions)} sessions',
+                      f'{system}: {len(shown)} figures across '
+                      f'{len(sessions)} sessions, the stepped and failed '
+                      f'first',
                       'Left, each figure night by night: red dot, the newest '
-                      'value failed its judgement or is '
-                      f'over {MARKED:.0%} worse than the earlier median; '
+                      'value failed its judgement or the series stepped '
+                      '(the change-point verdict); '
                       'grey bars: the reference band where one judged it; '
                       'grey x: no value that night (failed or skipped); '
                       'red dashes: a step change across nights starts '
@@ -129,8 +125,9 @@ def draw(ctx):
         if len(sessions) < 2:
             continue
         newest = len(sessions) - 1
-        series.sort(key=lambda s: (not s.score(newest)[0],
+        series.sort(key=lambda s: (s.internal,
                                    s.step(newest)[0] != 'step',
+                                   not s.score(newest)[0],
                                    -s.score(newest)[1]))
         gone = [s for s in series if newest not in s.points]
         if gone:
@@ -145,7 +142,8 @@ def draw(ctx):
             status, step = s.step(newest)
             earlier, latest = s.earlier(newest), s.points.get(newest)
             table.append([
-                s.label, len(s.points), latest and latest[0],
+                s.label, 'harness' if s.internal else 'study',
+                len(s.points), latest and latest[0],
                 statistics.median(earlier) if earlier else None,
                 round(100 * worse, 1) if earlier and latest else None,
                 'fail' if failed else '', _across(status, step, sessions, s),
@@ -153,10 +151,10 @@ def draw(ctx):
     if not figures:
         return {'notes': notes}
     return {'figures': figures, 'notes': notes, 'table': {
-        'head': ['figure', 'nights', 'newest', 'earlier median',
+        'head': ['figure', 'of', 'nights', 'newest', 'earlier median',
                  'worse by (%)', 'newest verdict', 'across nights', 'unit'],
-        'rows': table, 'classes': [r[5] or ('fail' if r[6].startswith(
-            'step') else '') for r in table], 'verdict': 5,
+        'rows': table, 'classes': [r[6] or ('fail' if r[7].startswith(
+            'step') else '') for r in table], 'verdict': 6,
         'shown': 25}}
 
 

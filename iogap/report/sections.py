@@ -16,6 +16,7 @@ from iogap.report import (
     plot_sweep,
     study,
     style,
+    verdict,
 )
 from iogap.report.family import Section
 
@@ -31,6 +32,9 @@ class Context:
     outdir: str
     look: style.Look = None
     study: list = field(default_factory=list)
+    #: The results database the history came from, if any: the nights'
+    #: series are judged too
+    db: str = None
 
 
 def sections():
@@ -63,12 +67,12 @@ def missing_note(section):
     return f'No data: this section needs {what}{extra}.'
 
 
-def render(sessions, rows, outdir):
+def render(sessions, rows, outdir, db=None):
     '''Draw every section into ``outdir``; returns the manifest.'''
     os.makedirs(outdir, exist_ok=True)
     _remove_previous(outdir)
     current = latest(rows)
-    ctx = Context(current, rows, sessions, outdir, style.Look(rows))
+    ctx = Context(current, rows, sessions, outdir, style.Look(rows), db=db)
     for system in sorted({r.system for r in current}):
         ctx.study += study.values(system)
     drawn = []
@@ -85,7 +89,8 @@ def render(sessions, rows, outdir):
     systems = {}
     for row in rows:
         systems.setdefault(row.session.uuid, set()).add(row.system)
-    manifest = {'sessions': [_session(s, systems.get(s.uuid, ()))
+    manifest = {'verdicts': verdict.judged(ctx) if current else [],
+                'sessions': [_session(s, systems.get(s.uuid, ()))
                              for s in sessions],
                 'study_example': any(s.study_example for s in sessions),
                 'sections': drawn}

@@ -9,7 +9,7 @@ import statistics
 from iogap.core import registry
 from iogap.core.figures import HIGHER, LOWER
 from iogap.history.load import JUDGEMENTS, median
-from iogap.judge import changepoint
+from iogap.judge import breakage, changepoint
 from iogap.report import bars, labels, style
 
 
@@ -23,8 +23,10 @@ class Series:
     '''One figure of one case on one partition, session after session:
     ``points[session index] = (value, row, judging row or None)``.'''
 
-    def __init__(self, key, label):
+    def __init__(self, key, label, declared=None):
         self.key, self.label, self.points = key, label, {}
+        #: Why the reference file judges it for breakage only, if it does
+        self.declared = declared
 
     def earlier(self, newest):
         return [v for i, (v, _, _) in self.points.items() if i < newest]
@@ -45,10 +47,16 @@ class Series:
         if newest not in self.points:
             return '', None
         values = [self.points[i][0] for i in sorted(self.points)]
-        found, why = changepoint.recent_step(values,
-                                             better(self.points[newest][1]))
+        found, why = changepoint.recent_step(
+            values, better(self.points[newest][1]), breakage=self.declared)
         return ('step' if found else 'short' if 'a step needs' in why else
                 'steady' if why.startswith('no step') else ''), found
+
+    @property
+    def internal(self):
+        '''A control, a counter or a spread: below the study's figures.'''
+        row = next(iter(self.points.values()))[1]
+        return internal(row.family, row.figure)
 
     def score(self, newest):
         '''``(failed, worse)``: the newest judgement failed; the change
@@ -62,8 +70,18 @@ class Series:
                 change if way == LOWER else 0.0)
 
 
+def internal(family, figure):
+    '''Whether a figure is the harness's rather than the study's: a
+    control and what is paired with it, a mechanism's counter, Darshan's
+    bytes, or a figure with no better direction.'''
+    return figure.endswith('_paired') or figure.startswith(
+        ('memory_', 'darshan_')) or (family not in JUDGEMENTS and (
+            registry.better(family, figure) not in (HIGHER, LOWER)))
+
+
 def collect(ctx, system):
     '''``(sessions, [Series])`` of one system.'''
+    ref, _ = breakage.reference(system)
     rows = [r for r in ctx.history if r.system == system and
             not style.auxiliary(r.figure)]
     sessions = sorted({r.session for r in rows}, key=lambda s: s.start)
@@ -85,7 +103,8 @@ def collect(ctx, system):
             labels.case_label(first.family, first.params,
                              keys[first.family]) + f': {figure}'
         s = series.setdefault((where, case, figure), Series(
-            (where, case, figure), f'[{ctx.look.part(where)}] {name}'))
+            (where, case, figure), f'[{ctx.look.part(where)}] {name}',
+            breakage.declared(ref, where, case, figure)))
         judge = judges.get((session, where, first.family,
                             bars.case_key(first), figure))
         s.points[sessions.index(session)] = (
