@@ -1,5 +1,4 @@
-'''dd families: one stream in buffered, dsync and direct mode, and the
-CPU-clock sweep of its writes.'''
+'''dd families: one stream in three I/O modes, and its CPU-clock sweep.'''
 
 #: Its modules define test families (see iogap.core.registry)
 HOLDS_FAMILIES = True

@@ -1,11 +1,9 @@
 #!/bin/bash
 # One dd stream as the study ran it (dd bs=1M count=10000 on one core):
-# per repetition, time dd from /dev/zero to /dev/null (memory alone: the
-# control each I/O step of the repetition is paired with), write a fresh
-# file, evict it from the page cache, then read it three times with no
-# flush in between (read-once, read-3x).
-# The job launches this once, with the variants' binding, memory policy
-# and clock, so every dd below runs where the probe says it runs.
+# per repetition a memory copy (the control), a fresh file written and
+# evicted, then read three times unflushed (read-once, read-3x). Launched
+# once with the variants' binding, memory policy and clock, so every dd
+# runs where the probe says it runs.
 #
 #   dd-stream.sh --dd PATH --file PATH --bs 1M --count N --reps N
 #                [--memory-count N]       (the control's count, --count)
@@ -59,10 +57,8 @@ for rep in $(seq 1 "$reps"); do
     # Each write starts clean: no dirty pages of the last one
     rm -f "$file"
     sync
-    # What dd moves with no device at all: the speed a read served from
-    # memory can approach, and the control the repetition's I/O steps are
-    # divided by. It runs just before them, on a quiet device, so that
-    # the pair shares the node's state (load, clock, neighbours)
+    # The control: dd with no device, just before the I/O steps on a quiet
+    # device, so that they share the node's state (load, clock, neighbours)
     iogap_run op=memory rep="$rep" -- "${traced[@]}" "$dd" if=/dev/zero \
         of=/dev/null bs="$bs" count="${memcount:-$count}" 2>&1
     iogap_run op=write rep="$rep" -- measured_dd \

@@ -1,28 +1,7 @@
 '''What each dd step did to the page cache and the scratch device, seen
-directly rather than inferred from a bandwidth.
-
-Every step's ``iogap-io`` line (core/job.sh) gives the bytes the scratch
-root's block device read and wrote during it and the bytes dd itself
-fetched from storage; a write step's ``iogap-bytes`` line gives the bytes
-of the file left in the page cache. From them, as shares of the file:
-
-* ``write_device_share``: written by the device during the write (a dsync
-  or direct write reaches the device before dd returns; other processes'
-  writes only add to it, so a floor is safe on a shared device);
-* ``write_resident_share``: left in the page cache by the write (an
-  O_DIRECT write that fell back to the page cache leaves all of it);
-* ``read_once_fetched_share``: fetched from storage by the first read
-  (after an eviction, all of it);
-* ``reread_fetched_share``: the least fetched by a later read (a cached
-  re-read fetches nothing, every direct one all of it). dd's own count:
-  immune to other processes' I/O.
-
-Each share is the median over the repetitions.
-
-Where the host cannot tell (no block device under the scratch root, no
-fincore, no per-process I/O accounting), the share is not reported and the
-reason is kept: its judgement is not applicable on this host.
-'''
+directly: its ``iogap-io`` line (bytes the device read and wrote, bytes dd
+fetched) and a write's ``iogap-bytes`` (bytes left in the page cache), as
+shares of the file, each the median of the repetitions.'''
 
 import statistics
 
@@ -34,6 +13,10 @@ STEPS = ('write', 'read_once', 'read_3x')
 DEVICE = Figure('{pattern}_device_{way}_bytes', 'B', better=None,
                 pattern=STEPS, way=('read', 'written'))
 FETCHED = Figure('{pattern}_fetched_bytes', 'B', better=None, pattern=STEPS)
+# Written by the device during the write (a floor: other writers only add
+# to it); left in the page cache by the write (all of it if O_DIRECT fell
+# back to the cache); fetched by the first read; the least a re-read
+# fetched (dd's own count, immune to other processes' I/O)
 SHARE = Figure('{what}_share', '%', better=Figure.OBSERVED, what=(
     'write_device', 'write_resident', 'read_once_fetched', 'reread_fetched'))
 FIGURES = (DEVICE, FETCHED, SHARE)
@@ -46,8 +29,8 @@ def _ops(pattern, reads):
 
 
 def _per_rep(found, ops, get, over=statistics.fmean):
-    '''The median over repetitions of ``get(step)`` over ``ops`` (their
-    mean, or ``over``).'''
+    '''Median over repetitions of ``over`` (the mean) of ``get(step)``
+    for the steps ``ops``.'''
     reps = {}
     for step in found:
         if step['op'] in ops:
@@ -56,21 +39,18 @@ def _per_rep(found, ops, get, over=statistics.fmean):
 
 
 def observe(found, nbytes, device, reads):
-    '''``(figures, inapplicable)``: ``{name: (value, unit)}`` of the steps
-    ``found`` (each moving ``nbytes``), and ``{name: reason}`` for the
-    shares this host cannot observe. ``device`` is
-    :meth:`iogap.core.JobSteps.device` of the job's output.'''
+    '''``({name: (value, unit)}, {name: reason})``: the figures of the
+    steps ``found`` (each moving ``nbytes``), and why a share cannot be
+    observed here (``device``: :meth:`iogap.core.JobSteps.device`).'''
     for step in found:
         if step.io is None:
             raise SanityError(f'dd {step["op"]} (repetition {step["rep"]}): '
                               f'the harness recorded no I/O counters')
-
     shares = ['write_device', 'write_resident'] + \
         ['read_once_fetched'] * bool(reads) + ['reread_fetched'] * (reads > 1)
     why = no_device(device)
     if why:
         return {}, {SHARE.name(what=s): why for s in shares}
-
     figures = _moved(found, reads)
     return figures, _shares(figures, found, nbytes, reads, shares[2:])
 
@@ -90,9 +70,8 @@ def _moved(found, reads):
 
 
 def _shares(figures, found, nbytes, reads, fetched):
-    '''Add the shares of the file to ``figures`` (the write's, and the
-    ``fetched`` ones of the reads); ``{name: reason}`` of those this host
-    cannot observe.'''
+    '''Add the write's shares and the reads' ``fetched`` ones to
+    ``figures``; return ``{name: reason}`` of those not observable here.'''
     missing = {}
 
     def share(name, ops, get):

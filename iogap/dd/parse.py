@@ -1,6 +1,5 @@
-'''dd's own output read and held to the harness: the bytes and seconds of
-its summary line, and every step of a stream whole, plausible against the
-step's trace and clock, and on disk after a write.'''
+'''dd's output: its summary line, and every step of a stream held whole,
+plausible by its trace and clock, and on disk after a write.'''
 
 import re
 
@@ -25,14 +24,12 @@ def dd_record(step):
 
 
 def check_steps(text, file_bytes, expected, memory_bytes=None):
-    '''``(steps, overhead)``: the ``expected`` dd steps of a job's
-    output, each whole (``file_bytes``; a memory copy ``memory_bytes``,
-    by default the same), on disk after a write, and plausible by the
-    harness's clock less its calibrated start-up.'''
+    '''``(steps, overhead)``: the ``expected`` dd steps of a job's output,
+    each moving ``file_bytes`` (a memory copy ``memory_bytes`` if given),
+    checked; ``overhead`` is the calibrated start-up.'''
     found = JobSteps(text, lambda s: (dd_record(s) or (0, 0.0))[1])
     if len(found) != expected:
         raise SanityError(f'expected {expected} dd runs, found {len(found)}')
-
     for step in found:
         what = f'dd {step["op"]} (repetition {step["rep"]})'
         record = dd_record(step)
@@ -46,10 +43,8 @@ def check_steps(text, file_bytes, expected, memory_bytes=None):
         if record[1] <= 0:
             raise SanityError(f'{what} reported {record[1]} s: too fast to '
                               f'time')
-
         # A trace counts what dd reads and what it writes
         found.held(step, [record[1]], nbytes, 2 * nbytes, what)
         if step['op'] == 'write':
             found.on_disk(step, file_bytes, what)
-
     return list(found), found.overhead

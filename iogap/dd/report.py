@@ -1,19 +1,9 @@
 '''dd on the page: section 1, single-stream bandwidth per I/O mode and
-pattern, one bar per partition and variant, with min–max error bars, the
-reference band of an AbsoluteCheck that judged it and the study's value
-where one exists; and the dd families' places in the shared sections.'''
+pattern, and the dd families' places in the shared sections.'''
 
 from iogap.dd.figures import BW, LABELS
 from iogap.history.load import median
-from iogap.report import style
-from iogap.report.bars import (
-    band_of,
-    bands_of,
-    draw_bands,
-    in_slots,
-    spread,
-    study_value,
-)
+from iogap.report import bars, style
 from iogap.report.family import Section
 
 FAMILY = 'DDSingleStream'
@@ -30,9 +20,8 @@ def draw(ctx):
     plt = style.pyplot()
     keys = style.varying(dd, skip=('mode',))
     slots = style.slots(dd, keys)
-    bands = bands_of(rows)
-    patterns = [p for p in PATTERNS
-                if any(r.figure == p[0] for r in dd)]
+    bands = bars.bands_of(rows)
+    patterns = [p for p in PATTERNS if any(r.figure == p[0] for r in dd)]
     fig, axes = plt.subplots(1, len(patterns), sharey=True, squeeze=False,
                              figsize=(4 + 2.6 * len(patterns), 4.6),
                              layout='constrained')
@@ -45,7 +34,7 @@ def draw(ctx):
         values += shown
     axes[0][0].set_ylabel(f'bandwidth ({unit})')
     style.log_if_wide(axes[0][0], values)
-    draw_bands(later)
+    bars.draw_bands(later)
     style.legend(fig, axes[0], title='partition (variant)')
     entry = style.save(fig, ctx.outdir, 'dd', 'dd',
                        'dd single stream: bandwidth per I/O mode',
@@ -56,20 +45,19 @@ def draw(ctx):
 
 
 def panel(ax, figure, title, dd, layout, bands, ctx):
-    '''One pattern's bars, a group per I/O mode (``layout``: the varying
-    parameters, the slots and the modes): ``(unit, [(ax, x, width, band)]
-    to draw once the axes are scaled, [values shown])``.'''
+    '''One pattern's bars, a group per mode (``layout``: keys, slots,
+    modes): ``(unit, [(ax, x, width, band)] to draw later, [values])``.'''
     keys, slots, modes = layout
     later, values = [], []
-    for (where, label, slot), figures in in_slots(dd, keys, slots):
+    for (where, label, slot), figures in bars.in_slots(dd, keys, slots):
         if figure not in figures:
             continue
         first = figures[figure][0]
         x, width = style.bar_x(modes.index(first.params.get('mode')),
                                slot, len(slots))
         value, unit = median(figures[figure]), first.unit
-        err = spread(figures, figure, value)
-        band = band_of(bands, first, figure)
+        err = bars.spread(figures, figure, value)
+        band = bars.band_of(bands, first, figure)
         failed = band is not None and band.verdict == 'fail'
         ax.bar(x, value, width, yerr=err, capsize=2,
                color=ctx.look.color(where), hatch=style.hatch(slots, slot),
@@ -80,7 +68,7 @@ def panel(ax, figure, title, dd, layout, bands, ctx):
                              if err else [])
         if band:
             later.append((ax, x, width, band))
-        ref = study_value(ctx.study, first, figure)
+        ref = bars.study_value(ctx.study, first, figure)
         if ref is not None:
             ax.plot(x, ref, 'D', color=style.STUDY, markersize=6,
                     label="study's value (CUG'17)", zorder=5)
@@ -108,15 +96,9 @@ def notes(dd, study):
             f"the study's values."]
 
 
-#: Short names of the families in labels
+# The dd families' places on the page (iogap.report.family)
 SHORT = {FAMILY: 'dd', 'DDFrequencySweep': 'dd sweep'}
-
-#: The section of the page that draws dd
 SECTIONS = (Section(1, 'dd', 'dd: single-stream bandwidth', (FAMILY,), draw),)
-
-#: The write bandwidth the clock section draws against the clock
 SWEEPS = (('DDFrequencySweep', 'dd write (single stream)',
            BW.name(pattern='write')),)
-
-#: The families whose darshan=on cases the Darshan section draws
 DARSHAN = (FAMILY,)

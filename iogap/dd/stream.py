@@ -1,13 +1,7 @@
 '''DDSingleStream: the study's ``dd bs=1M count=10000`` in three I/O modes.
-
-One job launches ``dd-stream.sh`` once, with the variants' binding, memory
-placement and clock: per repetition it writes a fresh file, evicts it from
-the page cache (buffered and dsync), then reads it three times with no
-flush in between. The first read is *read-once*, the mean of the three
-*read-3x* (the study's patterns). Bandwidth is the bytes dd moved over the
-seconds it reports (not its rounded rate), in MB/s (10^6) like the study,
-and each figure must agree with the harness's own clock and byte count.
-'''
+Per repetition dd-stream.sh writes a fresh file, evicts it, and reads it
+three times unflushed (read-once: the first; read-3x: the mean). MB/s
+(10^6) from dd's bytes and seconds, not its rounded rate, like the study.'''
 
 import statistics
 
@@ -21,8 +15,7 @@ from iogap.dd.figures import BW, BW_SPREAD, MEMORY_BW, PAIRED, PASS_BW
 from iogap.dd.parse import block_bytes, check_steps, dd_record
 from iogap.errors import IogapError
 
-#: dd flags per mode: (write flags, read flags). dsync is a write-path mode
-#: (O_DSYNC), so its reads are plain reads of the synced file.
+#: (write flags, read flags) per mode: dsync's reads are plain reads
 MODE_FLAGS = {
     'buffered': ('', ''),
     'dsync': ('oflag=dsync', ''),
@@ -36,46 +29,33 @@ class DDSingleStream(IogapTest):
     over repetitions with min, max and CV (%).'''
 
     figures = Figures(BW, *BW_SPREAD, PAIRED, PASS_BW, MEMORY_BW,
-                      *mechanism.FIGURES,
-                      *variant.darshan_figures)
+                      *mechanism.FIGURES, *variant.darshan_figures)
 
     #: Cores per node reserved for system daemons (:data:`iogap.core.variant`)
     core_spec = variant.core_spec()
-
     #: The launcher's default placement, or the task bound to cores
     cpu_bind = variant.cpu_bind()
-
     #: Where dd's buffers live: the node's default, DRAM or MCDRAM
     memory = variant.memory()
-
     #: The stream under darshan-runtime, or bare
     darshan = variant.darshan()
-
     #: I/O path: page cache, O_DSYNC writes, or O_DIRECT
     mode = parameter(list(MODE_FLAGS))
-
-
     #: dd ``bs=``; ``None`` takes extras['dd_block_size']
     block_size = variable(str, type(None), value=None)
-
     #: dd ``count=``; ``None`` takes extras['dd_count']
     count = variable(int, type(None), value=None)
-
-    #: Bytes of each repetition's memory copy (the control), as ``10000m``;
-    #: ``None`` takes extras['dd_control_size']
+    #: Each memory copy's size; ``None`` takes extras['dd_control_size']
     control_size = variable(str, type(None), value=None)
-
     #: Repetitions; ``None`` takes extras['repetitions']
     repetitions = variable(int, type(None), value=None)
-
     #: Reads after each write: 3 gives read-once and read-3x, 0 none
     reads = variable(int, value=3)
 
     def configure(self):
         self.block_size = self.block_size or self.extra('dd_block_size')
         self.count = self.count or self.extra('dd_count')
-        self.control_size = self.control_size or \
-            self.extra('dd_control_size')
+        self.control_size = self.control_size or self.extra('dd_control_size')
         self.repetitions = self.repetitions or self.extra('repetitions')
         self.time_limit = self.time_limit or self.extra('dd_time_limit')
         if self.mode == 'direct':
@@ -85,12 +65,9 @@ class DDSingleStream(IogapTest):
             if block_bytes(self.block_size) % 4096:
                 raise IogapError(f'direct mode needs a block size that is a '
                                  f'multiple of 4 KiB, got {self.block_size}')
-
         block = block_bytes(self.block_size)
         self.file_bytes = block * self.count
-        # The memory copy: the profile's control size, at least the file
-        self.memory_count = control_count(block, self.count,
-                                          self.control_size)
+        self.memory_count = control_count(block, self.count, self.control_size)
         self.memory_bytes = block * self.memory_count
         self.scratch_bytes = self.file_bytes
         self.moved_bytes = (self.file_bytes * self.repetitions *
@@ -141,7 +118,6 @@ class DDSingleStream(IogapTest):
             self.note('evict=none (O_DIRECT bypasses the page cache)'
                       if self.reads else 'write only')
             return
-
         resident = self.eviction.check(text, {
             f'rep{r}': self.file_bytes
             for r in range(1, self.repetitions + 1)})
@@ -149,12 +125,10 @@ class DDSingleStream(IogapTest):
                   f'{resident})')
 
     def check_mechanisms(self, found, text):
-        '''What the steps did to the page cache and the device: figures,
-        and the reasons for those this host cannot give.'''
+        device = JobSteps.device(text)
         figures, self.inapplicable = mechanism.observe(
             [s for s in found if s['op'] != 'memory'], self.file_bytes,
-            JobSteps.device(text), self.reads)
-        device = JobSteps.device(text)
+            device, self.reads)
         self.note(f'device={device[0]}:{device[2]}' if device else
                   'device=unknown')
         return figures
@@ -165,17 +139,15 @@ class DDSingleStream(IogapTest):
         text = self.read('stdout')
         self.check_placement(text)
         self.check_eviction(text)
-        series = {'write': self.bandwidths(found, 'write'),
-                  'memory': self.bandwidths(found, 'memory')}
+        memory = self.bandwidths(found, 'memory')
+        series = {'write': self.bandwidths(found, 'write')}
         passes = [self.bandwidths(found, f'read{p}')
                   for p in range(1, self.reads + 1)]
         if self.reads:
             series['read_once'] = passes[0]
             series['read_3x'] = {r: statistics.fmean(p[r] for p in passes)
                                  for r in passes[0]}
-
         figures = self.check_mechanisms(found, text)
-        memory = series.pop('memory')
         figures[MEMORY_BW.name()] = (statistics.median(memory.values()),
                                      'MB/s')
         for pattern, values in series.items():
@@ -183,11 +155,9 @@ class DDSingleStream(IogapTest):
                 BW.name(pattern=pattern), list(values.values()), 'MB/s'))
             figures[PAIRED.name(pattern=pattern)] = (
                 paired(values, memory), PAIRED.unit)
-
         for n, values in enumerate(passes, start=1):
             figures[PASS_BW.name(n=n)] = (statistics.median(values.values()),
                                           'MB/s')
-
         # What Darshan saw of every dd: the file's bytes, each way
         expected = {}
         for rep in range(1, self.repetitions + 1):
@@ -195,5 +165,4 @@ class DDSingleStream(IogapTest):
             for p in range(1, self.reads + 1):
                 expected[f'read{p}-{rep}'] = ('POSIX', self.file_bytes, 0, 0)
         figures.update(self.darshan_run.figures(expected))
-
         return self.report(figures)

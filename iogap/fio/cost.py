@@ -1,10 +1,8 @@
-'''What a fio case costs before it runs (the planner's model of it,
-found by :mod:`iogap.plan.cost`): one file read for a fixed time.'''
+'''fio's cost model (:mod:`iogap.plan.cost`): a file read for a time.'''
 
 from iogap.core import size_bytes
 
-#: The profile setting that sizes each family's transfer (re-baselining's
-#: advice)
+#: The profile setting that sizes each family's transfer (re-baselining)
 SIZE = {'FioThreads': 'fio_file_size'}
 
 
@@ -18,5 +16,4 @@ def geometry(case):
 def estimate(case):
     '''``(wall seconds, how)``: start-up and fio's own runtime.'''
     x = case.part.extras
-    return x['plan_start_seconds'] + x['fio_runtime'], \
-        'estimate: fio runtime'
+    return x['plan_start_seconds'] + x['fio_runtime'], 'estimate: fio runtime'

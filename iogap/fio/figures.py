@@ -1,4 +1,4 @@
-'''The figures of the fio family, declared once (no ReFrame here).'''
+'''The figures of the fio family, without ReFrame.'''
 
 from iogap.core import Figure
 

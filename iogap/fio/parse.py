@@ -1,11 +1,5 @@
-'''fio's JSON output (``--output-format=json``), checked against the plan.
-
-Every thread is a job of its own in the output (no ``group_reporting``), so
-the parser sees that each of them ran, read, and hit no error. Figures are
-the threads together: bytes over the longest thread's runtime (fio's own
-group bandwidth), in MB/s (10^6) like dd; IOPS likewise; the completion
-latency averaged over every I/O.
-'''
+'''fio's JSON output, checked against the plan: every thread a job of its
+own (no ``group_reporting``), each seen to run, read and hit no error.'''
 
 import json
 
@@ -20,7 +14,6 @@ def load(path):
     except OSError as err:
         raise IogapError(f'fio wrote no JSON output ({path}: '
                          f'{err.strerror})') from None
-
     # fio may print notices before the document (e.g. on stderr merged)
     start = text.find('{')
     try:
@@ -29,7 +22,6 @@ def load(path):
         raise IogapError(f'fio output {path} is not JSON: {err}') from None
     if not isinstance(doc, dict) or not isinstance(doc.get('jobs'), list):
         raise IogapError(f'fio output {path} holds no "jobs" list')
-
     return doc
 
 
@@ -41,7 +33,6 @@ def threads(doc, name, expected, options):
     if len(jobs) != expected:
         raise IogapError(f'fio reported {len(jobs)} thread(s) of job '
                          f'{name!r}, expected {expected}')
-
     for n, job in enumerate(jobs):
         what = f'fio thread {n} of {name!r}'
         if job.get('error'):
@@ -55,13 +46,13 @@ def threads(doc, name, expected, options):
         if not read.get('io_bytes') or not read.get('runtime'):
             raise IogapError(f'{what} read nothing ({read.get("io_bytes")} '
                              f'bytes in {read.get("runtime")} ms)')
-
     return jobs
 
 
 def figures(jobs):
     '''``{bytes, seconds, read_bw, read_iops, clat_mean}`` of the threads
-    together: MB/s, ops/s, microseconds.'''
+    together: over the longest runtime (fio's group bandwidth), in MB/s
+    (10^6) like dd, ops/s, and microseconds averaged over every I/O.'''
     reads = [j['read'] for j in jobs]
     nbytes = sum(r['io_bytes'] for r in reads)
     ios = sum(r['total_ios'] for r in reads)

@@ -1,13 +1,7 @@
-'''FioThreads: several threads reading on one core (the study's tip 5.2).
-
-fio as it is: ``numjobs`` threads (``thread``) pinned together to one CPU
-(``cpus_allowed``), each reading its own contiguous region of one file with
-pread (``ioengine=psync``) through O_DIRECT (``direct=1``) for a fixed
-time. The file is laid out first (``create_only``); the read is the job's
-main step, launched like every tool and timed by the harness. The CPU is
-the first one the placement probe, launched the same way, may run on. The
-finding is a ratio: N threads over one thread on the same core.
-'''
+'''FioThreads: several threads reading on one core (the study's tip 5.2):
+``numjobs`` threads pinned to the first CPU the probe may run on, each
+pread-ing (``psync``, O_DIRECT) its own region of one laid-out file for a
+fixed time. The finding is a ratio: N threads over one on the same core.'''
 
 from reframe.core.builtins import parameter, sanity_function, variable
 from reframe.core.exceptions import SanityError
@@ -38,16 +32,12 @@ class FioThreads(IogapTest):
     '''Read bandwidth of ``threads`` fio threads sharing one core.'''
 
     figures = Figures(BW, IOPS, CLAT)
-
     #: Threads on the one core (the selected system's extras['fio_threads'])
     threads = parameter(variant.values(thread_counts))
-
     #: Size of the file the threads share; ``None``: extras['fio_file_size']
     file_size = variable(str, type(None), value=None)
-
     #: Bytes per pread (``bs``); ``None``: extras['fio_block_size']
     block_size = variable(str, type(None), value=None)
-
     #: Seconds of reading (``runtime``); ``None``: extras['fio_runtime']
     runtime = variable(int, type(None), value=None)
 
@@ -68,7 +58,6 @@ class FioThreads(IogapTest):
         if self.region < block:
             raise IogapError(f'fio file size {self.file_size} leaves less '
                              f'than one {self.block_size} block per thread')
-
         self.file_bytes = self.region * self.threads
         self.scratch_bytes = self.file_bytes
         self.num_tasks = self.num_tasks_per_node = 1
@@ -121,7 +110,6 @@ class FioThreads(IogapTest):
                                  {**self.plan, 'cpus_allowed': cpu})
         except IogapError as err:
             raise SanityError(str(err)) from None
-
         got = parse.figures(jobs)
         # fio's start-up is not calibrated: its time must lie in the step
         JobSteps.within(found['read'], got['seconds'], got['bytes'],

@@ -1,15 +1,6 @@
 '''What every OSU family shares: lookup, validation, the measured step.
-
-A job first runs the placement probe (node, CPUs, sockets of every rank),
-then a short validation run with OSU's ``-c``, then, as its main step, the
-measured run without it: ``-c`` refills and checks the buffers around
-every timed iteration, so its timings are not the ones to report.
-Reductions validate and measure in ``MPI_FLOAT``, which both OSU 5.x (its
-only type) and 7.x (``-T mpi_float``; its default ``MPI_CHAR`` sums
-overflow and fail validation) handle. Binaries come from
-``$IOGAP_OSU_PREFIX`` (or ``extras['osu_prefix']``), the tool stack or
-PATH, in OSU's own ``libexec/osu-micro-benchmarks/mpi/<category>/`` layout.
-'''
+A short run validates with ``-c``; the measured run goes without, as ``-c``
+refills and checks the buffers around every timed iteration.'''
 
 import os
 
@@ -23,7 +14,6 @@ from iogap.osu import parse
 
 #: Where OSU 5.x and 7.x install their binaries below a prefix
 LIBEXEC = 'libexec/osu-micro-benchmarks/mpi'
-
 #: Environment variable naming an OSU install prefix; wins over the view
 PREFIX_ENV = 'IOGAP_OSU_PREFIX'
 
@@ -41,40 +31,26 @@ class OSUBase(IogapTest):
     '''An OSU benchmark: validated, then measured.'''
 
     CONSTRAINTS = (variant.feature('mpi'),)
-
     #: Cores per node reserved for system daemons (:mod:`iogap.core.variants`)
     core_spec = variant.core_spec()
-
     #: The launcher's default placement, or each rank bound to cores
     cpu_bind = variant.cpu_bind()
-
     #: OSU binary the family runs, e.g. ``osu_latency``
     benchmark = variable(str)
-
     #: Its install sub-directory below ``LIBEXEC``: pt2pt or collective
     category = variable(str)
-
     #: MPI datatype of reductions (``-T`` on OSU 7.x), or ``None``
     datatype = variable(str, type(None), value=None)
-
-    #: Largest message size in bytes (a power of two); ``None`` takes
-    #: ``extras[MAX_SIZE_KEY]``
+    #: Largest message size (a power of two); ``None``: extras[MAX_SIZE_KEY]
     max_size = variable(int, type(None), value=None)
-
-    #: Timed iterations per size (``-i``); ``None`` takes
-    #: extras['osu_iterations'], else OSU's default
+    #: Timed iterations per size (``-i``); ``None``: extras['osu_iterations']
     iterations = variable(int, type(None), value=None)
-
-    #: Warm-up iterations per size (``-x``); ``None`` takes
-    #: extras['osu_warmup'], else OSU's default
+    #: Warm-up iterations per size (``-x``); ``None``: extras['osu_warmup']
     warmup = variable(int, type(None), value=None)
-
     #: Run OSU's data validation (``-c``) before the measurement
     validation = variable(typ.Bool, value=True)
-
     #: Iterations of the validation run (``-c`` checks each one, slowly)
     validation_iterations = variable(int, value=10)
-
     #: Partition extra holding the family's largest message size
     MAX_SIZE_KEY = 'osu_max_size'
 
@@ -87,7 +63,6 @@ class OSUBase(IogapTest):
             self.iterations = self.extra('osu_iterations')
         if self.warmup is None:
             self.warmup = self.extra('osu_warmup')
-
         self.time_limit = self.time_limit or self.extra('osu_time_limit')
         prefix = os.environ.get(PREFIX_ENV) or self.extra('osu_prefix')
         try:
@@ -97,7 +72,6 @@ class OSUBase(IogapTest):
         except SkipTestError as err:
             raise SkipTestError(f'{err}; or set {PREFIX_ENV} to an OSU '
                                 f'install prefix') from None
-
         self.typed = bool(self.datatype) and supports_types(self.executable)
         self.executable_opts = self.osu_options(validation=False)
 
@@ -109,19 +83,15 @@ class OSUBase(IogapTest):
         else:
             opts += ['-i', self.iterations] if self.iterations else []
             opts += ['-x', self.warmup] if self.warmup is not None else []
-
         return [str(o) for o in opts]
-
 
     def plan_steps(self):
         launch = self.launch_prefix()
-        self.job_sections['probe'].extend([
-            *self.task_placement.probe(launch)])
+        self.job_sections['probe'].extend(self.task_placement.probe(launch))
         if self.validation:
             self.job_sections.step(' '.join(
                 [launch, self.executable, *self.osu_options(validation=True)]),
                 run='validate')
-
         self.measure_steps(launch)
 
     def measure_steps(self, launch):
@@ -141,8 +111,7 @@ class OSUBase(IogapTest):
         return summary
 
     def measured_figures(self, found, tables):
-        '''``{name: value}`` of the job's measured runs (``found``, each
-        with its table): the one measured run's.'''
+        '''``{name: value}`` of the measured runs (``found``, ``tables``).'''
         return self.figures_of(tables[-1])
 
     def sockets(self):
@@ -160,7 +129,6 @@ class OSUBase(IogapTest):
         ended = self.how_it_ended()
         if ended is None:
             return
-
         where, stop = ' before any OSU run', ''
         if found:
             where = f' in {self.what(found[-1])}'
@@ -168,7 +136,6 @@ class OSUBase(IogapTest):
             if tables and tables[-1].rows:
                 stop = (f' after printing sizes up to '
                         f'{tables[-1].sizes()[-1]} of {self.max_size} B')
-
         how = ended if ended.startswith('the job') else \
             f'{self.benchmark} {ended}'
         raise SanityError(f'{how}{where}{stop}: '
@@ -180,7 +147,6 @@ class OSUBase(IogapTest):
         found = list(JobSteps(text))
         for step in found:
             parse.check_validation(step.text, self.what(step))
-
         self.check_exit(found)
         self.note(f'ranks={self.check_placement(text, found)}')
         runs = [s['run'] for s in found]
@@ -188,7 +154,6 @@ class OSUBase(IogapTest):
         if runs != expected:
             raise SanityError(f'{self.benchmark}: expected runs {expected}, '
                               f'found {runs}')
-
         found = [s for s in found if s['run'] != 'probe']
         tables = [parse.checked_table(s.text, self.what(s), self.max_size,
                                       s['run'] == 'validate') for s in found]
@@ -199,7 +164,6 @@ class OSUBase(IogapTest):
                 raise SanityError(f'{self.benchmark} ran '
                                   f'{table.datatype or "an untyped table"}, '
                                   f'expected {want or "OSU 5.x float"}')
-
         self.note(f'osu={tables[-1].version}, '
                   f'{"validated with -c" if self.validation else "no -c"}'
                   f'{", " + self.datatype if self.typed else ""}')

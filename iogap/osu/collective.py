@@ -1,8 +1,5 @@
-'''OSU collectives (EPCC's all-to-all): latency per message size for a
-number of ranks per node on 1, 2 or 4 nodes. The ranks per node sweep the
-node's usable cores (cores less core_spec): powers of two below them, then
-that count; each count is a case of its own.
-'''
+'''OSU collectives (EPCC's all-to-all): latency per message size at each
+count of ranks per node (see :func:`rank_sweep`) on 1, 2 or 4 nodes.'''
 
 from reframe.core.builtins import parameter
 
@@ -13,7 +10,8 @@ from iogap.osu.pt2pt import at
 
 
 def rank_sweep(part, core_spec, nodes):
-    '''Ranks per node on ``part``; one rank per node only across nodes.'''
+    '''Ranks per node on ``part``: powers of two below its usable cores,
+    then that count; one rank per node only across nodes.'''
     return [n for n in variant.per_node_counts(part.num_cores - core_spec)
             if n > 1 or nodes > 1]
 
@@ -25,13 +23,10 @@ def _all_ranks(part):
 class OSUCollective(OSUBase):
     '''A collective at ``ranks_per_node`` ranks on ``num_nodes`` nodes.'''
 
-    #: Nodes the collective spans (more than one needs +multinode and
-    #: extras['max_nodes'] at least as large)
+    #: Nodes the collective spans (several need +multinode, max_nodes)
     num_nodes = parameter([1, 2, 4])
-
     #: Ranks per node (see :func:`rank_sweep`)
     ranks_per_node = parameter(variant.values(_all_ranks))
-
     # EPCC's sweep ran on whole nodes: no core specialization
     core_spec = parameter(inherit_params=True, filter_params=lambda p: p[:1])
 
@@ -45,10 +40,8 @@ class OSUCollective(OSUBase):
 
     category = 'collective'
     MAX_SIZE_KEY = 'osu_collective_max_size'
-
     #: Message sizes (bytes) whose latency is reported, if <= max_size
     report_sizes = [8, 65536, 1048576]
-
     figures = Figures(LATENCY_AT)
 
     def size_tasks(self):
@@ -73,4 +66,5 @@ class OSUAllreduce(OSUCollective):
     '''osu_allreduce: average allreduce latency (us), in MPI_FLOAT.'''
 
     benchmark = 'osu_allreduce'
+    # OSU 5.x's only type; 7.x's default MPI_CHAR sums overflow and fail -c
     datatype = 'mpi_float'

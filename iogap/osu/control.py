@@ -1,15 +1,7 @@
 '''The inter-node latency's control: osu_latency between two ranks on one
-node of the same job, run just before each inter-node run, repetition by
-repetition. What the nodes are doing at that moment (load, clock, their
-neighbours' traffic) slows both; the ratio, inter-node over intra-node,
-divides most of it out (:mod:`iogap.core.control`).
-
-A case has the control only where it spans two nodes, the profile says
-how to place two ranks on one node of such a job
-(``extras['osu_placement']['intra_node']``), and a node has two cores to
-give them; anywhere else its paired figure is not applicable, with the
-reason.
-'''
+node of the same job, run just before each inter-node run. The nodes' state
+of the moment (load, clock, neighbours' traffic) slows both; their ratio
+divides most of it out (:mod:`iogap.core.control`).'''
 
 import statistics
 
@@ -22,8 +14,8 @@ INTRA_NODE = Control('inter-node runs', 'intra-node runs',
 
 
 def unavailable(params, part):
-    '''Why a case (its parameters, its ``part``) has
-    no intra-node control, or ``None`` where it has one.'''
+    '''Why a case (``params`` on ``part``) has no intra-node control, or
+    ``None``.'''
     if params.get('placement') != 'inter_node':
         return (f'{params.get("placement")}: the case runs on one node; '
                 f'only an inter-node latency is paired with an intra-node '
@@ -49,16 +41,14 @@ def runs(params, part, repetitions):
 
 
 def figures(inter, intra):
-    '''A paired case's figures from its repetitions' inter-node and
-    intra-node figures (each ``{rep: {name: value}}``): each figure the
-    median of the repetitions (the lower of two middle ones: a value
-    measured), the smallest size that of the repetition whose latency is
-    that median, and the paired figure.'''
+    '''A paired case's figures from the repetitions' inter-node and
+    intra-node ones (each ``{rep: {name: value}}``): each the low median
+    (a measured value), the smallest size that of the median latency's
+    repetition, and the paired figure.'''
     key, size = LATENCY_SMALLEST.name(), SMALLEST_SIZE.name()
     found = {name: statistics.median_low(f[name] for f in inter.values())
              for name in next(iter(inter.values()))}
-    found[size] = next(f[size] for f in inter.values()
-                       if f[key] == found[key])
+    found[size] = next(f[size] for f in inter.values() if f[key] == found[key])
     found[LATENCY_PAIRED.name()] = INTRA_NODE.paired(
         {r: f[key] for r, f in inter.items()},
         {r: f[key] for r, f in intra.items()})

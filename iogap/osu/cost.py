@@ -1,11 +1,8 @@
-'''What an OSU case costs before it runs (the planner's model of it,
-found by :mod:`iogap.plan.cost`): a fixed time per measured run, no
-bytes.'''
+'''OSU's cost model (:mod:`iogap.plan.cost`): a fixed time per run.'''
 
 from iogap.osu import control
 
-#: The partition's extras the estimate takes, and whose they are, as
-#: docs/budget.md says them
+#: The partition's extras the estimate takes, as docs/budget.md says them
 SAID = {'plan_osu_seconds': 'each measured OSU run (a paired latency '
                             'case runs two a repetition)'}
 
@@ -20,11 +17,9 @@ def geometry(case):
 
 
 def estimate(case):
-    '''``(wall seconds, how)``: the partition's ``plan_osu_seconds`` for
-    each measured run (an inter-node latency paired with its intra-node
-    control runs both, every repetition).'''
+    '''``(wall seconds, how)``: ``plan_osu_seconds`` per measured run
+    (a paired latency runs two a repetition).'''
     x = case.part.extras
     runs = len(control.runs(case.params, case.part, x['repetitions'])) \
         if case.family == 'OSULatency' else 1
-    return x['plan_osu_seconds'] * runs, \
-        f'estimate: OSU fixed x {runs} run(s)'
+    return x['plan_osu_seconds'] * runs, f'estimate: OSU fixed x {runs} run(s)'

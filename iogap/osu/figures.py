@@ -1,5 +1,5 @@
-'''The figures of the OSU families, declared once (no ReFrame here: the
-report and the benchmarks import them).'''
+'''The figures of the OSU families, without ReFrame (the report and the
+benchmarks import them).'''
 
 from iogap.core import Figure
 
@@ -15,10 +15,10 @@ BW_PEAK = Figure('bw_peak', 'MB/s', meaning='the highest bandwidth of any '
 BW_PEAK_SIZE = Figure('bw_peak_size', 'B', better=None,
                       meaning='the message size of bw_peak')
 
-#: The inter-node latency over the intra-node latency measured just
-#: before it in the same job and repetition (:mod:`iogap.osu.control`):
-#: what the nodes' state of the moment does to both cancels out
-LATENCY_PAIRED = Figure('latency_smallest_paired', 'ratio', better=Figure.LOWER,
+#: Over its control (:mod:`iogap.osu.control`): what the nodes' state of
+#: the moment does to both cancels out
+LATENCY_PAIRED = Figure('latency_smallest_paired', 'ratio',
+                        better=Figure.LOWER,
                         meaning='latency_smallest across two nodes over '
                         'latency_smallest between two ranks of one of them, '
                         'run just before it in the same repetition '

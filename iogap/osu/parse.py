@@ -1,15 +1,7 @@
-'''OSU micro-benchmark output: tables that survive versions and noise.
-
-Handles OSU 5.x and 7.x: the ``# OSU MPI ... Test vX.Y`` title, the column
-header (``# Size  Latency (us)``, ``Avg Latency(us)``, extra ``-f`` columns,
-a ``Validation`` column under ``-c``) and 7.x's ``# Datatype:`` line before
-or after it. Any other line is noise (MPI warnings, ORTE_ERROR_LOG, help
-aggregation) unless it fits the table: a row whose fields do not match the
-header, or a figure without its decimals, is dropped, so a row broken by an
-interleaved warning shows up as a missing size, never as a wrong number.
-Each run in a job is a labelled step (iogap.core.steps), so a missing run
-cannot be mistaken for another.
-'''
+'''OSU 5.x and 7.x output: tables that survive versions and noise. A row
+whose fields do not fit the header (MPI warnings, ORTE_ERROR_LOG, a figure
+without its decimals) is dropped, so a row broken by an interleaved warning
+shows up as a missing size, never as a wrong number.'''
 
 import re
 
@@ -37,7 +29,6 @@ class Table:
     def add_row(self, fields):
         if len(fields) != len(self.columns) + 1 or not fields[0].isdigit():
             return
-
         row = {}
         for name, field in zip(self.columns, fields[1:]):
             if name == 'Validation':
@@ -48,7 +39,6 @@ class Table:
                 row[name] = float(field)
             else:
                 return
-
         self.rows.append((int(fields[0]), row))
 
     def sizes(self):
@@ -59,7 +49,6 @@ class Table:
         for name in self.columns:
             if word in name:
                 return name
-
         raise SanityError(f'OSU table {self.title!r} has no {word} column '
                           f'(columns: {", ".join(self.columns)})')
 
@@ -91,7 +80,6 @@ def parse_tables(text):
             tables.append(table)
         elif tables and line[:1].isdigit():
             tables[-1].add_row(line.split())
-
     return tables
 
 
@@ -105,13 +93,11 @@ def checked_table(text, what, max_size, validated):
     if len(tables) > 1:
         raise SanityError(f'{what}: printed {len(tables)} result tables, '
                           f'expected one')
-
     table = tables[0]
     if validated and 'Validation' not in table.columns:
         raise SanityError(f'{what}: -c was given but the table has no '
                           f'Validation column (columns: '
                           f'{", ".join(table.columns)})')
-
     check_sizes(table.sizes(), what, max_size)
     return table
 
@@ -133,7 +119,6 @@ def check_sizes(sizes, what, max_size):
         if size != (prev * 2 if prev else 1):
             raise SanityError(f'{what}: the table jumps from {prev} B to '
                               f'{size} B: rows are missing or garbled')
-
     if sizes[-1] != max_size:
         raise SanityError(f'{what}: the table stops at {sizes[-1]} B, '
                           f'expected rows up to {max_size} B: the run was '
@@ -152,5 +137,4 @@ def stderr_error(text):
                  if (m := re.match(r'Exit code:\s*(\d+)$', l))), None)
     if line is None and code:
         line = f'a rank exited with code {code.group(1)}'
-
     return line or (lines[0] if lines else 'no error message on stderr')

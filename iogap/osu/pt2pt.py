@@ -1,8 +1,6 @@
-'''OSU point-to-point: latency and bandwidth of two ranks placed on one
-socket, on two sockets of a node (EPCC's NUMA effect) or on two nodes (the
-study's inter-node figure). Placements come from the partition's
-extras['osu_placement'] and are checked against where the ranks ran.
-'''
+'''OSU point-to-point: latency and bandwidth of two ranks on one socket,
+on two sockets of a node (EPCC's NUMA effect) or on two nodes (the study's
+inter-node figure), placed by extras['osu_placement'] and checked.'''
 
 from reframe.core.builtins import parameter, variable
 from reframe.core.exceptions import SanityError
@@ -29,7 +27,6 @@ def at(values, size):
     if size not in values:
         raise SanityError(f'no figure at {size} B: the table has sizes '
                           f'{min(values)}-{max(values)} B')
-
     return values[size]
 
 
@@ -62,7 +59,6 @@ class OSUPointToPoint(OSUBase):
         if self.placement != 'inter_node' and self.cpu_bind == 'default':
             # A socket placement only holds if the ranks are pinned to it
             options = options + self.extra('osu_socket_bind_options')
-
         self.job_sections.launcher['placement'] += options
         self.note(f'placement={self.placement}')
 
@@ -85,7 +81,6 @@ class OSULatency(OSUPointToPoint):
 
     #: Message sizes (bytes) whose latency is reported, if <= max_size
     report_sizes = [8, 1024, 65536, 1048576]
-
     #: Repetitions of a paired case; ``None`` takes extras['repetitions']
     repetitions = variable(int, type(None), value=None)
 

@@ -1,6 +1,5 @@
 '''OSU on the page: section 4, two-rank latency and bandwidth per
-placement and partition (the study's intra/inter-node table), and the
-all-to-all and allreduce latency against ranks (EPCC).'''
+placement and partition, and collective latency against ranks.'''
 
 from iogap.history.load import median
 from iogap.osu.figures import (
@@ -27,8 +26,7 @@ def grouped_bars(ax, ctx, rows, figure, group_of, groups, keys):
         if figure not in figures:
             continue
         first = figures[figure][0]
-        x, width = style.bar_x(groups.index(group_of(first)), slot,
-                               len(slots))
+        x, width = style.bar_x(groups.index(group_of(first)), slot, len(slots))
         value = median(figures[figure])
         ax.bar(x, value, width, color=ctx.look.color(where),
                edgecolor='white', hatch=style.hatch(slots, slot),
@@ -71,11 +69,12 @@ def pt2pt(ctx, lat, bw):
         sizes(axes['sizes'], ctx, lat)
     if 'bw' in axes:
         keys = style.varying(bw, skip=('placement',))
-        groups = list(dict.fromkeys(
-            f'{BANDWIDTH[r.family]} {r.params.get("placement")}' for r in bw))
+
+        def group(r):
+            return f'{BANDWIDTH[r.family]} {r.params.get("placement")}'
+        groups = list(dict.fromkeys(map(group, bw)))
         ax = axes['bw']
-        grouped_bars(ax, ctx, bw, BW_PEAK.name(), lambda r: f'{BANDWIDTH[r.family]}'
-                     f' {r.params.get("placement")}', groups, keys)
+        grouped_bars(ax, ctx, bw, BW_PEAK.name(), group, groups, keys)
         ax.set_xticks(range(len(groups)),
                       [g.replace(' ', '\n').replace('_', ' ') for g in groups])
         ax.set_title('peak bandwidth')
@@ -176,10 +175,8 @@ def draw(ctx):
     return {'figures': figures, 'notes': notes}
 
 
-#: Short names of the families in labels
+# The families' places on the page (iogap.report.family)
 SHORT = {'OSULatency': 'osu_latency', **BANDWIDTH,
          'OSUAlltoall': 'osu_alltoall', 'OSUAllreduce': 'osu_allreduce'}
-
-#: The section of the page that draws OSU
 SECTIONS = (Section(4, 'osu', 'OSU: MPI latency and bandwidth',
                     ('OSULatency', *BANDWIDTH, *COLLECTIVES), draw),)

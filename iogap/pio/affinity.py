@@ -1,15 +1,7 @@
-'''IORAffinity: process affinity on an under-packed node, the NERSC tip
-``srun -n 4 -c 64 --cpu-bind=cores`` against the launcher's default.
-
-A few tasks on a many-core node, each given extras['affinity_cores_per_task']
-cores and bound to them (``cpu_bind=cores``: the partition's binding
-options with ``-c``), or placed as the launcher does by default (NERSC:
-"otherwise the processes will go to the same core"). IOR file per process,
-buffered: the read-once after eviction is the WRF restart read of the tip.
-The finding is a ratio of the two cases; both placements are verified by
-the probe, as in every family. Only partitions with ``+cpubind`` and room
-for the geometry generate the cases.
-'''
+'''IORAffinity: the NERSC tip ``srun -n 4 -c 64 --cpu-bind=cores`` on an
+under-packed node, each task bound to extras['affinity_cores_per_task']
+cores or placed by the launcher's default ("otherwise the processes will go
+to the same core"); IOR file per process, buffered. Needs ``+cpubind``.'''
 
 from reframe.core.builtins import parameter, variable
 
@@ -25,7 +17,6 @@ def geometry(part):
     if 'cpubind' not in part.features or tasks * cores > part.num_cores \
             or cores < 2:
         return None
-
     return tasks, cores
 
 
@@ -36,19 +27,16 @@ class IORAffinity(IORBase):
     # One placement question: the other variants stay at their default
     core_spec = parameter(inherit_params=True, filter_params=lambda p: p[:1])
     darshan = parameter(inherit_params=True, filter_params=lambda p: p[:1])
-
     #: POSIX file per process, through the page cache: the tip's case
     api = variable(str, value='POSIX')
     layout = variable(str, value='fpp')
     mode = variable(str, value='buffered')
-
     CONSTRAINTS = (lambda p, part: geometry(part) is not None,)
 
     def geometry(self):
         return geometry(self.part)
 
     def size_job(self):
-        # Binding gives each task its cores (-c counts their hardware
-        # threads: 16 KNL cores are the tip's -c 64)
+        # -c counts hardware threads: 16 KNL cores are the tip's -c 64
         self.num_tasks = self.num_tasks_per_node = self.geometry()[0]
         self.cores_per_task = self.geometry()[1]

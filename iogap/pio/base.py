@@ -1,13 +1,6 @@
 '''What the parallel I/O families share: MPI tasks placed and checked, and
-the sweep over node counts and processes per node.
-
-Each point of the sweep is a case of its own, so every job is sized for
-exactly what it measures and its main step is the tool. The points depend
-on the partition (its cores less core_spec, bounded by
-extras['ior_max_ppn']; extras['ior_nodes'] up to extras['max_nodes']), so
-the parameters take their values from the selected system's profile and a
-case is generated only on the partitions whose sweep holds its point.
-'''
+the sweep over nodes x processes per node, a case per point of a
+partition's sweep.'''
 
 from reframe.core.builtins import parameter
 from reframe.core.exceptions import SanityError
@@ -17,10 +10,9 @@ from iogap.pio import parse
 
 
 def ppn_sweep(part, core_spec=0, study_points=True):
-    '''Processes per node on ``part``: powers of two below its usable cores
-    (bounded by extras['ior_max_ppn']), then that count, and (with
-    ``study_points``) the points the study measured between them
-    (extras['ior_ppn_points'], KNL's 48) that fit under it.'''
+    '''Processes per node on ``part``: powers of two below its usable
+    cores (capped by extras['ior_max_ppn']) and that count, and with
+    ``study_points`` the study's points that fit (KNL's 48).'''
     cores = part.num_cores - core_spec
     top = min(cores, part.extras['ior_max_ppn'] or cores)
     points = part.extras['ior_ppn_points'] if study_points else []
@@ -38,16 +30,12 @@ class ParallelIOTest(IogapTest):
     '''An MPI I/O tool: tasks placed as the variants ask, and verified.'''
 
     CONSTRAINTS = (variant.feature('mpi'),)
-
     #: Cores per node reserved for system daemons (:data:`iogap.core.variant`)
     core_spec = variant.core_spec()
-
     #: The launcher's default placement, or each task bound to cores
     cpu_bind = variant.cpu_bind()
-
     #: The tool's name, for messages and the partition's time limit key
     TOOL = ''
-
 
     def configure(self):
         self.time_limit = self.time_limit or \
@@ -60,12 +48,10 @@ class ParallelIOTest(IogapTest):
     def check_run(self):
         '''Sanity core: no integrity problem, exit 0, placement as asked.'''
         text = self.read('stdout')
-        bad = parse.problems(text)
-        if bad:
+        if bad := parse.problems(text):
             more = f' (and {len(bad) - 1} more)' if len(bad) > 1 else ''
             raise SanityError(f'{self.TOOL} step {bad[0][0]}: '
                               f'{bad[0][1]}{more}')
-
         self.assert_exit_ok(self.TOOL)
         _, cpus = self.task_placement.check(
             text, self.num_tasks, self.num_tasks // self.num_tasks_per_node)
@@ -74,12 +60,11 @@ class ParallelIOTest(IogapTest):
         return text
 
 
-# The node x processes-per-node sweep: a family whose cases are its points
-# declares the two parameters below, adds SWEEP_CONSTRAINTS to its own and
-# sizes its tasks with size_point.
+# A family whose cases are the sweep's points declares the two parameters
+# below, adds SWEEP_CONSTRAINTS and sizes its tasks with size_point
 
 def num_nodes():
-    '''Nodes of a sweep's case (the selected system's extras['ior_nodes']).'''
+    '''Nodes of a sweep's case (extras['ior_nodes']).'''
     return parameter(variant.values(node_sweep))
 
 
@@ -96,7 +81,7 @@ def on_nodes(p, part):
 
 
 #: A sweep's case is generated where the partition's sweep holds its point
-#: (a family that runs the study's own points gives its own for them)
+#: (a family running the study's own points gives its own)
 SWEEP_CONSTRAINTS = (
     on_nodes,
     lambda p, part: p['procs_per_node'] in ppn_sweep(part, p['core_spec'],

@@ -1,27 +1,7 @@
 '''IORCollective: one shared file through MPI-IO or HDF5, independent
-against collective I/O, and collective I/O with each ROMIO collective buffer
-size of the partition (the seeds' "hand-tuned cb_buffer_size helps"). The
-study's core-specialization figure is a case of it: 32-node HDF5 collective
-writes, 6.3 GB/s without and 7.6 GB/s with ``#SBATCH -S 4``.
-
-The access is the one collective buffering is for: interleaved, small and
-non-contiguous. Each task moves its bytes (extras['ior_block_size']) as
-segments of one small transfer (``-s N -b T -t T``, T =
-extras['ior_collective_transfer_size']): segment ``i`` holds every task's
-``i``-th transfer in rank order, so no task's bytes are contiguous and one
-collective call covers ``tasks x T`` contiguous bytes that the aggregators
-merge. A buffer limits only when it is smaller than an aggregator's share
-of one call (``tasks x T / aggregators``), so the cb cases use the least
-transfer (T doubled) whose share is :data:`CB_ROUNDS` times the largest
-buffer swept: every swept size then takes a different number of rounds.
-Aggregators are counted one per node (ROMIO's default ``cb_nodes``), or
-``cb_nodes`` where the case sets it.
-
-Where the partition says how the MPI-IO layer prints its hints
-(extras['mpiio_hints_display']), a collective case on several nodes asks
-for one aggregator per node (``cb_nodes``) and checks, from what the layer
-printed and where the ranks ran, that it got them.
-'''
+against collective I/O, and collective with each ROMIO cb_buffer_size of
+the partition. The study's 32-node HDF5 writes, 6.3 GB/s without and 7.6
+GB/s with core specialization (``#SBATCH -S 4``), are a case of it.'''
 
 from reframe.core.builtins import parameter, variable
 
@@ -36,9 +16,8 @@ CB_ROUNDS = 2
 
 
 def cb_transfer(transfer, tasks, aggregators, largest):
-    '''Bytes per task and call of a cb case: ``transfer`` doubled until an
-    aggregator's share of one call (``tasks`` x it / ``aggregators``) is
-    :data:`CB_ROUNDS` times the ``largest`` buffer swept.'''
+    '''A cb case's bytes per task and call: ``transfer`` doubled until an
+    aggregator's share of a call is CB_ROUNDS x the ``largest`` buffer.'''
     while tasks * transfer < CB_ROUNDS * largest * aggregators:
         transfer *= 2
     return transfer
@@ -55,8 +34,7 @@ def segment_count(total, transfer, what='IORCollective'):
 
 
 def collective_point(part, core_spec):
-    '''``(nodes, processes per node)`` of the collective cases on
-    ``part``.'''
+    '''``(nodes, processes per node)`` of the collective cases.'''
     return (part.extras['ior_collective_nodes'] or max(node_sweep(part)),
             part.extras['ior_collective_ppn'] or
             max(ppn_sweep(part, core_spec)))
@@ -75,20 +53,14 @@ class IORCollective(IORBase):
 
     #: Lustre striping of the case's directory (:mod:`iogap.core.striping`)
     striping = variant.striping()
-
     #: MPI-IO directly, or HDF5 over MPI-IO
     api = parameter(['MPIIO', 'HDF5'])
-
-    #: Independent I/O, collective I/O (``-c``) with the library's
-    #: defaults, or collective with a ROMIO ``cb_buffer_size`` (``cb4m``)
+    #: Independent, collective (``-c``), or with a cb_buffer_size (``cb4m``)
     io = parameter(['independent', 'collective'] + variant.values(cb_sizes))
-
     # Darshan's view of I/O is studied with IORBench
     darshan = parameter(inherit_params=True, filter_params=lambda p: p[:1])
-
     #: Collective buffering aggregates one shared file
     layout = variable(str, value='ssf')
-
     #: Buffered I/O: what collective buffering is tuned for
     mode = variable(str, value='buffered')
 
@@ -104,7 +76,11 @@ class IORCollective(IORBase):
         self.interleave()
 
     def interleave(self):
-        '''Each task's bytes as segments of one transfer (module doc).'''
+        '''Each task's bytes as segments of one small transfer T (``-s N
+        -b T -t T``), interleaved: a collective call covers ``tasks x T``
+        bytes the aggregators merge. A buffer limits only below an
+        aggregator's share of a call, so a cb case doubles T until that
+        share is CB_ROUNDS times the largest buffer swept.'''
         total = size_bytes(self.block_size or self.extra('ior_block_size'),
                            'IOR block size')
         xfer = size_bytes(self.transfer_size or
@@ -124,8 +100,8 @@ class IORCollective(IORBase):
         text = super().check_run()
         self.striping_run.check(text)
         if self.cb_nodes():
-            where = hints.check_aggregators(text, self.task_placement.ranks(text),
-                                            self.cb_nodes())
+            where = hints.check_aggregators(
+                text, self.task_placement.ranks(text), self.cb_nodes())
             self.note(f'aggregators={where}')
         return text
 
@@ -134,8 +110,9 @@ class IORCollective(IORBase):
         return self.io == 'independent'
 
     def cb_nodes(self):
-        '''Aggregators asked for: one per node on a collective case over
-        several nodes whose MPI-IO layer prints its hints; else 0.'''
+        '''Aggregators asked for, then checked: one per node on a
+        collective case over several nodes whose MPI-IO layer prints its
+        hints (extras['mpiio_hints_display']); else 0.'''
         nodes = self.num_tasks // self.num_tasks_per_node
         shown = self.extra('mpiio_hints_display')
         return nodes if (shown and nodes > 1 and
@@ -150,7 +127,6 @@ class IORCollective(IORBase):
         if self.cb_nodes():
             found += [f'cb_nodes={self.cb_nodes()}', 'romio_cb_write=enable',
                       'romio_cb_read=enable']
-
         return list(dict.fromkeys(found))
 
     def api_options(self):
@@ -159,7 +135,6 @@ class IORCollective(IORBase):
             options.append('-c')
         if self.hints():
             options.append(f'--{self.api.lower()}.hintsFileName=hints.txt')
-
         return options
 
     def plan_steps(self):

@@ -1,18 +1,13 @@
-'''What an IOR or mdtest case costs before it runs (the planner's model
-of it, found by :mod:`iogap.plan.cost`).'''
+'''IOR's and mdtest's cost model (:mod:`iogap.plan.cost`).'''
 
 from iogap.core import size_bytes
 from iogap.pio.base import node_sweep, ppn_sweep
 from iogap.pio.figures import BW
 
-#: The figure whose absolute references give an IOR case's bandwidth
 BANDWIDTH = BW.name(phase='write')
-
 #: The family whose cases move metadata, not bytes
 MDTEST = 'MDTestBench'
-
-#: The profile setting that sizes each family's transfer (re-baselining's
-#: advice)
+#: The profile setting that sizes each family's transfer (re-baselining)
 SIZE = {'IORBench': 'ior_block_size', 'IORCollective': 'ior_block_size',
         'IORFrequencySweep': 'ior_block_size', 'IORAffinity': 'ior_block_size',
         'MDTestBench': 'mdtest_files_per_proc'}
@@ -45,9 +40,8 @@ def geometry(case):
 
 
 def estimate(case):
-    '''An mdtest case's ``(wall seconds, how)``: its operations at the
-    partition's ``plan_mdtest_rate``; ``None`` for IOR's, whose bytes
-    take the bandwidth the planner finds.'''
+    '''An mdtest case's ``(wall seconds, how)`` at the partition's
+    ``plan_mdtest_rate``; ``None`` for IOR's (their bytes' bandwidth).'''
     if case.family != MDTEST:
         return None
     x = case.part.extras

@@ -1,16 +1,12 @@
-'''The figures of the parallel I/O families (IOR, mdtest), declared once
-(no ReFrame here: the report, the plan and the benchmarks import them).'''
+'''The figures of IOR and mdtest, without ReFrame (the report, the plan
+and the benchmarks import them).'''
 
 from iogap.core import Figure
 
-#: IOR's phases: the write, the first read after eviction (or O_DIRECT),
-#: the mean of three reads
+#: Write, first read after eviction (or O_DIRECT), mean of three reads
 PHASES = ('write', 'read_once', 'read_3x')
-
-#: How the report labels each phase
 LABELS = {'write': 'write', 'read_once': 'read once',
           'read_3x': 'read 3 times'}
-
 BW = Figure('{phase}_bw', 'MiB/s', meaning='IOR {phase} bandwidth, all '
             'tasks (mean of the iterations)', phase=PHASES)
 IOPS = Figure('{phase}_iops', 'ops/s', meaning='IOR {phase} transfers a '
@@ -25,6 +21,5 @@ BW_SPREAD = Figure('{phase}_bw_{stat}', 'MiB/s', better=None,
 #: mdtest SUMMARY rows reported, by our short name
 MDTEST_OPS = {'create': 'File creation', 'stat': 'File stat',
               'read': 'File read', 'remove': 'File removal'}
-
 RATE = Figure('{op}_rate', 'ops/s', meaning='mdtest {op} operations a '
               'second, all tasks', op=tuple(MDTEST_OPS))

@@ -1,9 +1,6 @@
-'''The MPI-IO hints in force, as ROMIO prints them at each open
-(``ROMIO_PRINT_HINTS=1``: ``key = cb_nodes value = 2``), and the check
-that collective buffering put its aggregators where it was asked to: as
-many as asked (``cb_nodes``), and on every node of the job (the ranks of
-``romio_aggregator_list`` against where the placement probe saw them).
-'''
+'''The MPI-IO hints ROMIO prints at each open (``ROMIO_PRINT_HINTS=1``:
+``key = cb_nodes value = 2``), and the check that collective buffering put
+as many aggregators as asked on every node of the job.'''
 
 import re
 
@@ -22,20 +19,18 @@ def reports(text):
         current[key] = value
     if current:
         found.append(current)
-
     return found
 
 
 def check_aggregators(text, ranks, cb_nodes):
-    '''Sanity: every open printed ``cb_nodes`` and an aggregator list of
-    that many ranks, and those ranks ran on every node of the job (``ranks``
-    as the placement probe printed them). Returns a summary.'''
+    '''Sanity: every open printed ``cb_nodes`` and as many aggregator
+    ranks, running on every node of the job (``ranks``: the placement
+    probe's); returns a summary.'''
     found = reports(text)
     if not found:
         raise SanityError('the MPI-IO layer printed no hints (the profile\'s '
                           'mpiio_hints_display): the aggregators cannot be '
                           'verified')
-
     host = {r['rank']: r['host'] for r in ranks}
     nodes = sorted(set(host.values()))
     # IOR checks that the file exists by opening it on MPI_COMM_SELF, one
@@ -61,6 +56,5 @@ def check_aggregators(text, ranks, cb_nodes):
             raise SanityError(f'the aggregators (ranks {" ".join(listed)}) '
                               f'ran on {", ".join(where)}, not on every node '
                               f'of the job ({", ".join(nodes)})')
-
     listed = found[0]['romio_aggregator_list'].split()
     return ' '.join(f'{a}@{host[int(a)]}' for a in listed)

@@ -1,15 +1,7 @@
 '''IOR: parallel bandwidth over layouts, APIs, I/O modes and the sweep.
-
-A case is one point. Its main step writes with ``-w -k``; the written data
-is then read back and verified (``-R -C -G``, untimed, like IOR's ``-W``);
-the files are evicted from the page cache and read three times with ``-r
--R -C -G`` and no flush in between: pass 1 is *read-once*, the mean of the
-three *read-3x* (the study's patterns). Figures come from IOR's JSON
-summaries, checked against the plan (tasks, iterations, bytes), against
-the bytes on disk, and every bandwidth against the time each rank took by
-the harness's clock, less the start-up that calibration runs (one transfer
-per task) measure.
-'''
+A case writes (``-w -k``), reads back and verifies untimed, evicts, then
+reads three times unflushed (``-r -R -C -G``): pass 1 is read-once, the
+mean read-3x. Figures are held to the plan, the disk and the clock.'''
 
 import re
 
@@ -23,12 +15,9 @@ from iogap.pio.figures import BW, BW_SPREAD, IOPS, TIME
 
 #: Read passes: the first is read-once, all three read-3x
 READ_PASSES = 3
-
 #: Launches that measure the start-up of a launched IOR (each one transfer
 #: per task): fewer than dd's, a launch costs a second on a loaded node
 CALIBRATIONS = 3
-
-
 _TOTAL_TIME = re.compile(r'"totalTime": ([0-9.]+)')
 
 
@@ -37,21 +26,15 @@ class IORBase(ParallelIOTest):
     ``api``, ``layout`` and ``mode``.'''
 
     TOOL = 'ior'
-
     #: The steps under darshan-runtime, or bare
     darshan = variant.darshan()
     figures = Figures(BW, IOPS, TIME, BW_SPREAD, *variant.darshan_figures)
-
     #: Bytes per task (``-b``); ``None`` takes extras['ior_block_size']
     block_size = variable(str, type(None), value=None)
-
     #: Bytes per call (``-t``); ``None`` takes extras['ior_transfer_size']
     transfer_size = variable(str, type(None), value=None)
-
-    #: Blocks per task (``-s``): segment ``i`` holds every task's ``i``-th
-    #: block in rank order, so the tasks' blocks interleave in a shared file
+    #: Blocks per task (``-s``), interleaved in rank order in a shared file
     segments = variable(int, value=1)
-
     #: Write iterations (``-i``); ``None`` takes extras['repetitions']
     repetitions = variable(int, type(None), value=None)
 
@@ -134,8 +117,7 @@ class IORBase(ParallelIOTest):
         self.keep_files = [*self.keep_files, 'ior_*.json']
         self.note('read_once: O_DIRECT, no page cache' if not evicting else
                   f'read_once: {self.eviction.method} eviction on the first '
-                  f'node, -C '
-                  f'reads another node\'s data on multi-node points')
+                  f'node, -C reads another node\'s data on multi-node points')
 
     def metadata_slack(self, nbytes):
         '''Bytes HDF5 may add to ``nbytes`` of data (its metadata).'''
@@ -155,7 +137,6 @@ class IORBase(ParallelIOTest):
             parse.check_bandwidths(docs[op], op, nbytes, found, by_step[op],
                                    self.block_bytes,
                                    not self.shares_equally(), margin)
-
         slack = self.metadata_slack(nbytes)
         JobSteps.on_disk(by_step['write'], nbytes, 'IOR write', slack)
         if self.mode != 'direct':
@@ -166,7 +147,6 @@ class IORBase(ParallelIOTest):
         reason = JobSteps.skip_reason(self.read('stdout'))
         if reason:
             raise SkipTestError(reason)
-
         text = self.check_run()
         tasks, nbytes = self.num_tasks, self.num_tasks * self.block_bytes
         docs = {op: parse.load_summary(f'{self.stagedir}/ior_{op}.json', op)
@@ -188,13 +168,11 @@ class IORBase(ParallelIOTest):
                 if f'bw_{stat}' in found:
                     figures[BW_SPREAD.name(phase=phase, stat=stat)] = (
                         found[f'bw_{stat}'], BW_SPREAD.unit)
-
         return self.report(figures)
 
     def darshan_checked(self, nbytes):
-        '''Darshan's figures, its bytes checked against IOR's: the write
-        step writes and reads back (-W) every iteration; the read step reads
-        three passes. HDF5 adds its metadata, MPI-IO is seen by its module.'''
+        '''Darshan's figures, its bytes checked against IOR's (HDF5 adds
+        its metadata; MPI-IO is seen by its own module).'''
         module = 'MPI-IO' if self.api == 'MPIIO' else 'POSIX'
         slack = self.metadata_slack(nbytes)
         reps = self.repetitions

@@ -20,19 +20,14 @@ class IORBench(IORBase):
 
     #: Nodes of the case (the selected system's extras['ior_nodes'])
     num_nodes = base.num_nodes()
-
     #: Processes per node of the case (:func:`iogap.pio.base.ppn_sweep`)
     procs_per_node = base.procs_per_node()
-
     #: File per process (``-F``) or one single shared file
     layout = parameter(['fpp', 'ssf'])
-
     #: IOR backend (``-a``)
     api = parameter(['POSIX', 'MPIIO', 'HDF5'])
-
     #: Page cache (buffered), fsync at close (``-e``) or O_DIRECT
     mode = parameter(['buffered', 'fsync', 'direct'])
-
     # The sweep is the study's scaling figure: core specialization and
     # striping are studied where they were measured (IORCollective)
     core_spec = parameter(inherit_params=True, filter_params=lambda p: p[:1])
@@ -61,8 +56,7 @@ class IORFrequencySweep(IORBench):
 
     layout = parameter(inherit_params=True, filter_params=lambda p: ['ssf'])
     api = parameter(inherit_params=True, filter_params=lambda p: ['HDF5'])
-    mode = parameter(inherit_params=True,
-                     filter_params=lambda p: ['buffered'])
+    mode = parameter(inherit_params=True, filter_params=lambda p: ['buffered'])
     num_nodes = parameter(inherit_params=True,
                           filter_params=lambda p: [n for n in p if n == 1])
     procs_per_node = parameter(inherit_params=True,
@@ -70,6 +64,5 @@ class IORFrequencySweep(IORBench):
                                                         if n == 1])
     cpu_bind = parameter(inherit_params=True, filter_params=lambda p: p[:1])
     darshan = parameter(inherit_params=True, filter_params=lambda p: p[:1])
-
     #: The CPU clock of the case (kHz), checked in the job
     cpu_freq = variant.cpu_freq()

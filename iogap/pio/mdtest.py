@@ -1,10 +1,6 @@
-'''mdtest: file create, stat, read and remove rates at one sweep point.
-
-The main step is mdtest with files only (``-F``), in a directory per task
-(``-u``) or one shared directory. Files carry a few KiB written at creation
-and read back and verified (``-X``), so *read* really reads. Rates are the
-SUMMARY table's means over the iterations, in operations per second.
-'''
+'''mdtest: file create, stat, read and remove rates at one sweep point,
+in a directory per task (``-u``) or one shared. Files carry a few KiB
+written and read back verified (``-X``), so *read* really reads.'''
 
 from reframe.core.builtins import parameter, sanity_function, variable
 from reframe.core.exceptions import SanityError
@@ -20,31 +16,22 @@ class MDTestBench(base.ParallelIOTest):
 
     TOOL = 'mdtest'
     figures = Figures(RATE, *variant.darshan_figures)
-
     #: Nodes of the case (the selected system's extras['ior_nodes'])
     num_nodes = base.num_nodes()
-
     #: Processes per node of the case (:func:`iogap.pio.base.ppn_sweep`)
     procs_per_node = base.procs_per_node()
-
     CONSTRAINTS = base.SWEEP_CONSTRAINTS
-
     #: mdtest under darshan-runtime, or bare
     darshan = variant.darshan()
-
     #: A working directory per task (``-u``), or all tasks in one
     directory = parameter(['unique', 'shared'])
-
     # Metadata rates over the sweep; core specialization is studied elsewhere
     core_spec = parameter(inherit_params=True, filter_params=lambda p: p[:1])
-
-    #: Files per task (``-n``); ``None`` takes extras['mdtest_files_per_proc']
+    #: Files per task (``-n``); ``None``: extras['mdtest_files_per_proc']
     files_per_proc = variable(int, type(None), value=None)
-
     #: Bytes written into and read back from each file; ``None`` takes
     #: extras['mdtest_file_bytes'] (0: read is open/close only)
     file_bytes = variable(int, type(None), value=None)
-
     #: Iterations (``-i``); ``None`` takes extras['repetitions']
     repetitions = variable(int, type(None), value=None)
 
@@ -86,7 +73,6 @@ class MDTestBench(base.ParallelIOTest):
         if run.get('iterations') != self.repetitions:
             raise SanityError(f'mdtest printed no complete SUMMARY of '
                               f'{self.repetitions} iterations')
-
         # Every file is written once and read back once per iteration
         nbytes = (self.num_tasks * self.files_per_proc * self.file_bytes *
                   self.repetitions)
@@ -97,5 +83,4 @@ class MDTestBench(base.ParallelIOTest):
                 raise SanityError(f'mdtest has no {op} rate (missing or '
                                   f'zero)')
             figures[RATE.name(op=op)] = (run[op], RATE.unit)
-
         return self.report(figures)

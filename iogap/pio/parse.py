@@ -1,12 +1,7 @@
 '''IOR and mdtest output: sizes, JSON summaries, SUMMARY tables, problems.
-
-IOR writes its JSON summary to a file of its own (``-O summaryFile``)
-because warnings and hint dumps land in the middle of stdout. Its exit code
-is twice the number of bad transfers modulo 256, so 128 errors exit 0: the
-verification warnings on stdout are the authority, not the exit code.
-Each measured step is preceded on stdout by a step label (iogap.steps), so a
-problem is reported with the step it belongs to.
-'''
+IOR's exit code is twice its bad transfers modulo 256 (128 errors exit 0),
+so the warnings on stdout are the authority; its JSON summary has a file of
+its own (``-O summaryFile``), as warnings and hint dumps land amid stdout.'''
 
 import json
 import re
@@ -20,9 +15,7 @@ from iogap.pio.figures import MDTEST_OPS
 #: Lines that mean data was lost, corrupted or not moved: always fatal
 PROBLEM = re.compile(
     r'^(ERROR\b.*|WARNING: (Incorrect data|Expected aggregate file size|'
-    r'task \d+, partial|unable to|.*\bfailed\b).*)$', re.M
-)
-
+    r'task \d+, partial|unable to|.*\bfailed\b).*)$', re.M)
 
 
 def check_sizes(block, transfer, direct):
@@ -35,13 +28,11 @@ def check_sizes(block, transfer, direct):
     if nblock % nxfer:
         raise IogapError(f'IOR block size {block} is not a multiple of the '
                          f'transfer size {transfer}')
-
     return nblock, nxfer
 
 
 def check_segments(segments):
-    '''``segments``, or a one-line :class:`IogapError` unless IOR can
-    use it as its segment count (``-s``).'''
+    '''``segments``, or a one-line IogapError unless a positive int.'''
     if isinstance(segments, bool) or not isinstance(segments, int) or \
             segments < 1:
         raise IogapError(f'IOR segment count must be a positive integer, '
@@ -69,10 +60,8 @@ def load_summary(path, name):
     except ValueError as err:
         raise SanityError(f'IOR result for {name} is truncated or not JSON '
                           f'({err}): the run was cut short') from None
-
     if not isinstance(doc, dict) or not doc.get('summary'):
         raise SanityError(f'IOR result for {name} has no summary')
-
     return doc
 
 
@@ -82,7 +71,6 @@ def phase(doc, access, name, tasks, iterations, nbytes):
     rows = [s for s in doc['summary'] if s.get('operation') == access]
     if len(rows) != 1:
         raise SanityError(f'IOR result for {name} has no {access} summary')
-
     row = rows[0]
     samples = [r['bwMiB'] for t in doc.get('tests', [])
                for r in t.get('Results', []) if r.get('access') == access]
@@ -98,7 +86,6 @@ def phase(doc, access, name, tasks, iterations, nbytes):
     if min(samples) <= 0:
         raise SanityError(f'IOR {name} reported a {access} bandwidth of '
                           f'{min(samples)} MiB/s')
-
     return {'bw': row['bwMeanMIB'], 'bw_max': row['bwMaxMIB'],
             'bw_min': row['bwMinMIB'], 'iops': row['OPsMean'],
             'time': row['MeanTime'], 'samples': samples,
@@ -127,7 +114,6 @@ def mdtest_runs(text):
                     if m := re.match(rf'^\s*{row}\s+(\S+)\s+(\S+)\s+(\S+)'
                                      r'\s+\S+$', line):
                         run[op] = float(m.group(3))
-
     return runs
 
 
@@ -149,12 +135,10 @@ def claimed_seconds(doc, access, nbytes):
 
 def check_bandwidths(doc, access, nbytes, found, step, block,
                      last_only=False, margin=JobSteps.TRACE_MARGIN):
-    '''Sanity: every bandwidth IOR reports for ``access`` (each
-    iteration's, and the summary's mean, least and most) agrees with the
-    others, summed as time with the harness's clock, and each as time with
-    the stretch of the ranks' traces in which they moved its ``block``
-    bytes (``last_only``, ``margin``: see
-    :meth:`iogap.core.JobSteps.held`; ``found``: the job's steps).'''
+    '''Sanity: IOR's bandwidths for ``access`` (each iteration's, and the
+    summary's mean, least and most) agree with each other and, as time,
+    with the clock and the traces of each rank's ``block`` bytes (``found``,
+    ``last_only``, ``margin``: :meth:`iogap.core.JobSteps.held`).'''
     samples = bandwidths(doc, access)
     # Ranks busy-poll in MPI: their CPU time is no bound on IOR's own
     found.held(step, claimed_seconds(doc, access, nbytes), nbytes, block,

@@ -1,8 +1,6 @@
-'''IOR and mdtest on the page: section 3, the study's scaling figures.
-IOR bandwidth against processes per node (and nodes), one figure per API,
-one panel per I/O mode and phase (read once next to read 3 times), one
-line per partition, layout and variant; then IORCollective and mdtest as
-smaller panels; and the families' places in the shared sections.'''
+'''IOR and mdtest on the page: section 3, the study's scaling figures (a
+figure per API, a panel per I/O mode and phase), IORCollective and mdtest,
+and the families' places in the shared sections.'''
 
 from iogap.history.load import median
 from iogap.pio.figures import BW, LABELS, MDTEST_OPS, RATE
@@ -17,17 +15,17 @@ MARKERS = 'os^Dv'
 X_LABEL = {'procs_per_node': 'processes per node', 'num_nodes': 'nodes'}
 
 
-def lines(rows, x, keys):
-    '''``{(where, layout, variant): {x: median}}`` of one panel.'''
+def lines(rows, x, keys, by='layout'):
+    '''``{(where, by, variant): {x: median}}`` of one panel, in the rows'
+    order.'''
     found = {}
     for row in rows:
-        key = (row.where, row.params.get('layout', ''),
+        key = (row.where, row.params.get(by, ''),
                labels.variant(row.params, keys))
         found.setdefault(key, {}).setdefault(int(row.params[x]), []).append(
             row)
-    # Partition by partition, fpp before ssf, variants in the run's order
     return {k: {p: median(v) for p, v in sorted(pts.items())}
-            for k, pts in sorted(found.items(), key=lambda f: f[0][:2])}
+            for k, pts in found.items()}
 
 
 def scaling(ctx, bench, api, x):
@@ -47,7 +45,9 @@ def scaling(ctx, bench, api, x):
         for ax, (figure, title) in zip(ax_row, PHASES):
             here = [r for r in rows if r.params.get('mode') == mode and
                     r.figure == figure]
-            for (where, layout, label), pts in lines(here, x, keys).items():
+            # Partition by partition, fpp before ssf, variants in order
+            for (where, layout, label), pts in sorted(
+                    lines(here, x, keys).items(), key=lambda f: f[0][:2]):
                 ax.plot(list(pts), list(pts.values()),
                         LAYOUT_STYLE.get(layout, ':'),
                         marker=MARKERS[variants.index(label) % 5],
@@ -126,15 +126,9 @@ def mdtest(ctx, rows):
                              layout='constrained')
     for ax, op in zip(axes[0], ops):
         here = [r for r in rows if r.figure == RATE.name(op=op)]
-        found = {}
-        for r in here:
-            key = (r.where, r.params.get('directory'),
-                   labels.variant(r.params, keys))
-            found.setdefault(key, {}).setdefault(
-                int(r.params['procs_per_node']), []).append(r)
-        for (where, directory, label), pts in found.items():
-            xs = sorted(pts)
-            ax.plot(xs, [median(pts[x]) for x in xs],
+        for (where, directory, label), pts in lines(
+                here, 'procs_per_node', keys, 'directory').items():
+            ax.plot(list(pts), list(pts.values()),
                     '-' if directory == 'unique' else '--',
                     marker=MARKERS[variants.index(label) % 5],
                     color=ctx.look.color(where), label=', '.join(filter(
@@ -175,17 +169,11 @@ def draw(ctx):
     return {'figures': figures, 'notes': notes}
 
 
-#: Short names of the families in labels
+# The families' places on the page (iogap.report.family)
 SHORT = {'IORBench': 'IOR', 'IORCollective': 'IOR coll',
          'IORFrequencySweep': 'IOR sweep', 'MDTestBench': 'mdtest'}
-
-#: The section of the page that draws IOR and mdtest
 SECTIONS = (Section(3, 'ior', 'IOR scaling, collective I/O and mdtest',
                     ('IORBench', 'IORCollective', 'MDTestBench'), draw),)
-
-#: The write bandwidth the clock section draws against the clock
 SWEEPS = (('IORFrequencySweep', 'IOR parallel HDF5 write (one process)',
            BW.name(phase='write')),)
-
-#: The families whose darshan=on cases the Darshan section draws
 DARSHAN = ('IORBench', 'MDTestBench')
