@@ -1,11 +1,6 @@
-'''What a re-baseline may change, and what it did, figure by figure.
-
-A figure that failed its reference in the runs (a regression) is never
-re-baselined: its values are left out, so its entry stays as it was,
-neither widened to pass nor moved to ``unjudged``. An ``unjudged`` entry
-for a figure the runs did not measure is kept. Each figure the new file
-changes is said with why (:func:`explain`).
-'''
+'''What a re-baseline may change, and what it did, figure by figure: a
+figure that failed its reference in the runs (a regression) is never
+re-baselined; an ``unjudged`` entry the runs did not measure is kept.'''
 
 import json
 
@@ -13,14 +8,12 @@ from iogap.core import registry
 from iogap.judge.coverage import target_of
 from iogap.judge.meaning import entry_key
 
-#: Judgements whose figures are a measured case's (the rest judge a ratio,
-#: fit or mechanism by its entry's name)
+#: Judgements whose figures are a measured case's (the rest: by name)
 _ABSOLUTE = 'AbsoluteCheck'
 
 
 def _norm(family, part, params, var):
-    '''A figure's key with every parameter value as text (a judgement's
-    name carries them as text, a report's case as typed values).'''
+    '''A figure's key, its parameter values as text (as in a case's name).'''
     if isinstance(params, str):
         params = json.loads(params)
     return (family, part, tuple(sorted((k, str(v)) for k, v in
@@ -28,10 +21,8 @@ def _norm(family, part, params, var):
 
 
 def failed(reports):
-    '''``(figures, judgements)`` that failed a reference in any run:
-    measured figures by their normalised key, and the display names
-    (``RatioCheck %ratio=x``) of other failed judgements, each with what
-    was said of it.'''
+    '''``(figures, judgements)`` that failed a reference in any run, by
+    normalised key and by display name, each with what is said of it.'''
     figures, judgements = {}, {}
     for report in reports:
         for run in report['runs']:
@@ -81,9 +72,7 @@ def _params_of(family):
 
 
 def merge_unjudged(before, tonight, measured):
-    '''The new ``unjudged`` list: tonight's, and every earlier entry for a
-    figure the runs did not measure (those they measured are tonight's
-    to judge or list again).'''
+    '''Tonight's ``unjudged`` and the earlier ones the runs did not measure.'''
     keys = {_norm(*k) for k in measured}
     return [e for e in before if _norm(*entry_key(e)) not in keys] + tonight
 
@@ -111,7 +100,7 @@ def _entries(data):
 
 
 def _why(entry):
-    '''Why an entry's band is what it is: the spread it was set from.'''
+    '''The spread an entry's band was set from.'''
     noise = entry.get('noise') or {}
     if 'cv' in noise and 'runs' in noise:
         return f'spread {noise["cv"]:.1%} over {noise["runs"]} run(s)'
@@ -120,7 +109,7 @@ def _why(entry):
 
 def explain(old, new, kept_failed):
     '''``[line]``: each figure the new file changes, and why; each failed
-    figure kept as it was. ``kept_failed`` as :func:`failed` returns it.'''
+    figure kept as it was (``kept_failed``: :func:`failed`'s).'''
     lines = []
     before, after = _entries(old), _entries(new)
     for key, entry in after.items():

@@ -1,13 +1,6 @@
-'''What a run judged, against what its reference file holds.
-
-A figure of the reference file (an entry of ``absolute``, ``ratios``,
-``fits`` or ``mechanisms``) is judged when a judgement gave it a verdict
-(pass or fail) in the run; one not applicable on the host, skipped, or
-whose judgement did not run is not. ``unjudged`` entries are held but
-never judged. A run that judged no figure, or fewer than the site's
-minimum (``IOGAP_MIN_JUDGED``: a count, or a share such as ``80%``), has
-not passed, whatever else it did: its status says so.
-'''
+'''What a run judged, against what its reference file holds: a figure is
+judged when a judgement gave it a verdict (pass or fail); a run that judged
+none, or fewer than the site's minimum, has not passed.'''
 
 from collections import namedtuple
 from dataclasses import dataclass
@@ -16,32 +9,26 @@ from iogap.history.rows import target_of
 
 #: Lists of a reference file whose entries are judged
 KINDS = ('absolute', 'ratios', 'fits', 'mechanisms')
-
 #: The status of a run that judged nothing, and of one under the minimum
 NOTHING, UNDER = 'NOT JUDGED', 'UNDER-JUDGED'
-
 #: The setting that states the minimum; by default one figure
 SETTING = 'IOGAP_MIN_JUDGED'
 
 
 @dataclass
 class Coverage:
-    #: Reference entries judged in the run, and held (the file's, or the
-    #: run's share of them: the judgements it ran)
+    '''Reference entries judged and held (the file's, or a job's share of
+    them), judgement cases that gave a verdict and that ran, of which not
+    applicable, and figures the file lists unjudged.'''
     judged: int
     held: int
-    #: Judgements (cases) that gave a verdict, and that the run ran
     verdicts: int
     ran: int
-    #: Judgements not applicable on the host
     not_applicable: int
-    #: Figures the file lists as unjudged
     unjudged: int
     #: What ``held`` counts
     of: str = 'the reference file judges'
-    #: A job's share of a night: one holding no judgement (its figures
-    #: judged by another job of the night) is not a night that judged
-    #: nothing
+    #: A job's share of a night; holding no judgement, it judged no less
     share: bool = False
 
     def line(self):
@@ -56,8 +43,7 @@ class Coverage:
                 f'{self.unjudged} more figure(s) the file lists unjudged')
 
     def status(self, minimum):
-        '''``(name, why)`` when the run did not judge enough, else
-        ``None``; ``minimum`` as :func:`minimum` returns it.'''
+        '''``(status, why)`` when too little was judged, else ``None``.'''
         if self.share and self.held == 0:
             return None
         if self.judged == 0:
@@ -72,9 +58,8 @@ class Coverage:
 
 
 def minimum(environ):
-    '''``(held -> least count, text)`` from ``IOGAP_MIN_JUDGED``; raise
-    ``ValueError`` naming the setting when it is neither a count nor a
-    share.'''
+    '''``(held -> least count, text)`` from ``IOGAP_MIN_JUDGED`` (a count,
+    or a share such as ``80%``); ``ValueError`` when it is neither.'''
     text = (environ.get(SETTING) or '1').strip()
     try:
         if text.endswith('%'):
@@ -92,8 +77,7 @@ def minimum(environ):
 
 
 def _absolute_entries(entries, name, var=None):
-    '''The absolute entries that judge case judgement ``name`` (for
-    ``var`` alone: the most specific one).'''
+    '''The absolute entries that judge case ``name`` (of ``var``: the one).'''
     family, part, params = target_of(name)
     found = [e for e in entries if e['test'] == family and
              e['partition'] == part and var in (None, e['var']) and
@@ -137,9 +121,7 @@ def _entries_of(reading, data):
 
 
 def measure(found, data, share=False):
-    ''':class:`Coverage` of a run's :func:`readings` against reference
-    ``data``; with ``share``, against the judgements the run ran (a job
-    of a night split per partition runs its share of them).'''
+    ''':class:`Coverage` of :func:`readings` against reference ``data``.'''
     judged, seen, cases = set(), set(), {}
     for reading in found:
         for key in _entries_of(reading, data):

@@ -1,22 +1,7 @@
 '''The study's effects, judged over several nights: each fails when the
-effect vanishes or reverses, which one night's band cannot see.
-
-An effect reads the nightly values of a ratio entry (a ``RatioCheck``'s
-figure, kept in the history database), optionally divided by another
-ratio's of the same night (``over``: the sync write's clock gain over the
-buffered one's). Healthy, the value is ``healthy``; with the effect gone
-it is ``vanished`` (1: no gain). The test is one-sided: the geometric mean
-of the last ``nights`` values fails when it lies beyond the threshold
-between the two, set so that a healthy series fails on ``alpha`` of nights
-should the noise be ``stress`` times the assumed (the audit's budget). The
-noise is the value's night-to-night spread: the entry's ``noise.cv``, else
-both ratios' (iogap.judge.audit), until the site has ``SITE_NIGHTS``
-nights before the window; from then on the spread of those nights
-(:func:`iogap.judge.noise.spread`), the site's own, and the window the
-fewest of the last nights that catch the disappearance 9 in 10 at that
-spread, never more than ``nights`` (a site quieter than assumed learns of
-a lost effect sooner; the false alarms stay at ``alpha``).
-'''
+geometric mean of its ratio's last ``nights`` values falls beyond a
+threshold between ``healthy`` and ``vanished``, which one night's band
+cannot see; the threshold keeps the budget's false alarms at its stress.'''
 
 import math
 import statistics
@@ -25,10 +10,8 @@ from iogap.judge import noise
 
 #: Nights before the window from which the site's own spread is used
 SITE_NIGHTS = 10
-
 #: Most nights an effect may pool (longer: a drift, not a test)
 MAX_NIGHTS = 30
-
 #: Share of disappearances caught ("9 in 10")
 POWER = 0.9
 
@@ -65,8 +48,7 @@ def rates(entry, cv, alpha, stress):
 
 
 def nights_needed(entry, cv, alpha, stress):
-    '''Fewest nights whose test catches the effect's disappearance 9 in
-    10 (``None``: more than :data:`MAX_NIGHTS`).'''
+    '''Fewest nights that catch the effect's loss 9 in 10, or ``None``.'''
     for n in range(1, MAX_NIGHTS + 1):
         if rates({**entry, 'nights': n}, cv, alpha, stress)[1] >= POWER:
             return n
@@ -74,8 +56,7 @@ def nights_needed(entry, cv, alpha, stress):
 
 
 def check(ref, fail):
-    '''Each effect names ratio entries of the file, a healthy value apart
-    from its vanished one.'''
+    '''Each effect names ratios of the file, healthy apart from vanished.'''
     ratios = {e['name'] for e in ref.data['ratios']}
     for i, entry in enumerate(ref.data.get('effects') or []):
         for key in ('ratio', 'over'):
@@ -89,8 +70,8 @@ def check(ref, fail):
 
 
 def series(entry, values_of):
-    '''The effect's nightly values, oldest first, from ``values_of(ratio
-    name)``: ``{night: value}``; only nights both ratios were judged.'''
+    '''The effect's values on the nights both its ratios were judged,
+    oldest first; ``values_of(ratio name)``: ``{night: value}``.'''
     top = values_of(entry['ratio'])
     under = values_of(entry['over']) if 'over' in entry else None
     nights = sorted(n for n in top if under is None or n in under)
@@ -98,23 +79,27 @@ def series(entry, values_of):
 
 
 def judge(entry, values, cv, alpha, stress):
-    '''``(passed, message)`` for the last ``nights`` of ``values`` (oldest
-    first); ``passed`` is ``None`` while too few nights are kept.'''
+    '''``(passed, message)`` of ``values`` (oldest first); ``passed`` is
+    ``None`` while too few nights are kept.'''
     n = entry['nights']
     if len(values) < n:
         return None, (f'{len(values)} of the {n} nights it pools: not '
                       f'judged yet')
+    # the nights before the longest window, so none is also judged
     before = values[:-n][-3 * SITE_NIGHTS:]
     source = 'assumed'
     if len(before) >= SITE_NIGHTS:
+        # the site's own spread; a quieter site learns of a loss sooner
         cv, source = noise.spread(before), f'the {len(before)} nights before'
-        # the nights before the longest window, so none is also judged
         n = min(n, nights_needed(entry, cv, alpha, stress) or n)
     limit = threshold({**entry, 'nights': n}, cv, alpha, stress)
     mean = statistics.fmean(math.log(v) for v in values[-n:])
-    passed = bool(mean >= limit if _gain(entry) > 0 else mean <= limit)
+    rising = _gain(entry) > 0
+    passed = bool(mean >= limit if rising else mean <= limit)
     return passed, (f'geometric mean of the last {n} nights '
-                    f'{math.exp(mean):.3g}, {"at least" if _gain(entry) > 0 else "at most"} '
+                    f'{math.exp(mean):.3g}, '
+                    f'{"at least" if rising else "at most"} '
                     f'{math.exp(limit):.3g} needed (healthy '
-                    f'{entry["healthy"]:g}, gone {entry.get("vanished", 1.0):g}; '
+                    f'{entry["healthy"]:g}, gone '
+                    f'{entry.get("vanished", 1.0):g}; '
                     f'noise {cv:.1%} a night, {source})')

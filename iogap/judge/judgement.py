@@ -1,21 +1,7 @@
 '''Judgements: measure first, then judge, so that no failure hides another.
 
-Measuring tests only report figures. A judgement depends on the cases it
-reads (one, two or a whole sweep), takes their figures once they have run,
-and reports what it judges as performance variables with the references
-of ``reference/<system>.yaml``: ReFrame's own assertion, perflogs, run
-report and results database cover absolute bounds, ratios and fits alike.
-A judgement runs whenever its cases measured, even if another judgement of
-the same figures failed; under ``--repeat N`` each repetition judges its
-own cases. One engine, four readings: :class:`AbsoluteCheck`,
-:class:`RatioCheck`, :class:`FitCheck` and :class:`MechanismCheck`.
-
-A judgement whose precondition does not hold on this host (a ratio's
-``precondition``), or whose figure the host cannot give (the measuring
-test says why), is skipped with a reason starting with
-:data:`NOT_APPLICABLE`: neither pass nor fail. The reason is also kept in
-the loggable ``not_applicable`` (run report) and written to the perflog.
-'''
+A judgement reads the figures of the cases it depends on and reports what it
+judges as performance variables, with the references as ReFrame's own.'''
 
 import inspect
 import logging
@@ -38,14 +24,20 @@ from iogap.errors import IogapError
 from iogap.judge import references
 from iogap.judge.skips import NOT_APPLICABLE
 
-
 #: The parameter ReFrame's ``--distribute`` adds to every test it copies
-#: onto each node
 DISTRIBUTED = '.nid'
 
 
 class Judgement(rfm.RunOnlyRegressionTest):
-    '''Read the figures of :meth:`cases`, judge :meth:`judged`.'''
+    '''Read the figures of the cases a reading names, and judge them.
+
+    A reading gives ``cases()``: ``[(family, partition, full params)]``;
+    ``vars_of(index)``: the figures it needs of case ``index``;
+    ``judged(figures)`` (one ``{var: value}`` per case): ``{name: (value,
+    (ref, lower, upper), unit)}``; ``bounds()``: ``{name: ((ref, lower,
+    upper), unit)}``; ``entries_judged()``, ``provenance()`` and
+    ``entry_name()``: its reference entries, where they come from, its
+    name.'''
 
     valid_prog_environs = ['+tools']
     executable = 'true'
@@ -53,47 +45,17 @@ class Judgement(rfm.RunOnlyRegressionTest):
 
     #: Where the judged figures come from; logged like a measurement's
     tool_provider = variable(str, value='judgement', loggable=True)
-
-    #: The reference's provenance; logged
+    #: The reference's provenance
     method = variable(str, value='', loggable=True)
-
-    #: The reference entry judged (its name, or its case); logged
+    #: The reference entry judged (its name, or its case)
     judgement = variable(str, value='', loggable=True)
-
     #: Why the judgement does not apply on this host ('' when it does)
     not_applicable = variable(str, value='', loggable=True)
-    #: Share of healthy nights the judgement fails, from the noise its
-    #: reference assumes (iogap.judge.audit); logged beside its band
+    #: Share of healthy nights it fails at its assumed noise (the audit's)
     false_alarms = variable(float, type(None), value=None, loggable=True)
 
-    def entries_judged(self):
-        '''The reference entries this judgement applies.'''
-        raise NotImplementedError
-
-    def cases(self):
-        '''``[(family, partition, full params)]`` this judgement reads.'''
-        raise NotImplementedError
-
-    def judged(self, figures):
-        '''``{name: (value, (ref, lower, upper), unit)}`` from ``figures``,
-        one ``{var: value}`` per case in :meth:`cases` order.'''
-        raise NotImplementedError
-
-    def vars_of(self, index):
-        '''The figures the judgement needs from case ``index``.'''
-        raise NotImplementedError
-
-    def provenance(self):
-        '''Where the references come from (logged as the method).'''
-        raise NotImplementedError
-
-    def entry_name(self):
-        '''The judged entry's name (its case, for absolute entries).'''
-        raise NotImplementedError
-
     def inapplicable(self, reason):
-        '''Skip as not applicable on this host, saying why in the run
-        report and the perflog.'''
+        '''Skip as not applicable on this host, saying why.'''
         self.not_applicable = reason
         self.method = f'{NOT_APPLICABLE} {reason}'
         try:
@@ -102,17 +64,10 @@ class Judgement(rfm.RunOnlyRegressionTest):
             pass
         raise SkipTestError(f'{NOT_APPLICABLE} {reason}')
 
-
-    def bounds(self):
-        '''``{figure: ((ref, lower, upper), unit)}`` the judgement reports
-        and asserts, from its reference entries.'''
-        raise NotImplementedError
-
     @run_after('init')
     def depend_on_cases(self):
         if DISTRIBUTED in type(self).param_space.params:
-            # --distribute runs every case once per node, under names no
-            # judgement can depend on: refused, saying so, never lost
+            # its per-node copies have names no judgement can depend on
             self.skip('--distribute measures each node apart: judge a run '
                       'without --distribute')
         system = rt.runtime().system
@@ -133,8 +88,7 @@ class Judgement(rfm.RunOnlyRegressionTest):
         what = inspect.getdoc(type(self)).split(';')[0].split('.')[0]
         self.descr = f'{" ".join(what.split())} ({self.method})'
         self.tags |= {'judge'}
-        # ReFrame knows the references from the start (--describe shows
-        # them) and asserts exactly the entries' bounds, once
+        # known from the start: --describe shows them
         self.reference = {'*': {name: (*ref, unit) for name, (ref, unit)
                                 in self.bounds().items()}}
         self.perf_variables = {
@@ -171,18 +125,16 @@ class Judgement(rfm.RunOnlyRegressionTest):
                 raise SanityError(f'{name} on {part} measured no '
                                   f'{", ".join(absent)}')
             figures.append({v: results[v] for v in need})
-
         try:
             self.verdicts = self.judged(figures)
         except IogapError as err:
             raise SanityError(str(err)) from None
-
         return True
 
     @run_before('performance')
     def figures_judged(self):
-        # This case's own verdicts (ReFrame copies the test after init); a
-        # dry run measured nothing and judges no figure
+        # this copy's own verdicts (ReFrame copies the test after init);
+        # a dry run judges no figure
         if self.is_dry_run():
             self.reference = {}
         self.perf_variables = {
@@ -196,5 +148,4 @@ def on_partition(partition):
     '''A dependency's ``how``: the measured case on ``partition``.'''
     def how(src, dst):
         return dst[0] == partition and dst[1] == src[1]
-
     return how

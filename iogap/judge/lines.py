@@ -1,6 +1,5 @@
-'''YAML that remembers where each mapping, key and list item stood, so
-that a mistake can be reported with its line; a repeated key is refused
-(PyYAML would keep the last one silently).'''
+'''YAML that keeps the line of each mapping, key and list item, to report a
+mistake with its line; a repeated key is refused, not silently the last.'''
 
 import yaml
 
@@ -25,11 +24,11 @@ def _mapping(loader, node):
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
         if key in data:
-            raise ReferenceFileError(f'{loader.name}:{key_node.start_mark.line + 1}'
-                                 f': {key}: duplicate key')
+            raise ReferenceFileError(f'{loader.name}:'
+                                     f'{key_node.start_mark.line + 1}: '
+                                     f'{key}: duplicate key')
         data[key] = loader.construct_object(value_node, deep=True)
         data.key_lines[key] = key_node.start_mark.line + 1
-
     return data
 
 
@@ -59,7 +58,6 @@ def line_of(data, path):
         else:
             break
         node = node[key]
-
     return line
 
 

@@ -1,13 +1,6 @@
 '''What the entries of a reference file mean, checked once its shape has
-passed the schema (:class:`iogap.judge.references.File`): each names a
-family, partition, parameters and figure that generate a case, bounds that
-judge something, the figure's unit, and a name or case no other entry has.
-An entry whose case this host cannot run (a partition the profile leaves
-out, a feature it does not detect) is set aside in ``ref.absent``. Every
-error is ``ref.fail``: file, line, key and value in one line. The cases an
-absolute entry selects, and which entry judges a case where several select
-it (the most specific), are found here too.
-'''
+passed the schema: families, partitions, parameters, figures, bounds and
+units; an entry whose case this host cannot run goes to ``ref.absent``.'''
 
 import json
 import math
@@ -19,13 +12,11 @@ from iogap.site import profile
 
 
 def check(ref):
-    '''Check what every entry of ``ref`` means; keep those whose cases
-    this host cannot run in ``ref.absent``.'''
+    '''Check what every entry of ``ref`` means.'''
     seen = {}
     for i, entry in enumerate(ref.data['absolute']):
         where = ['absolute', i]
-        fig = _case(ref, where, entry, partial=True)
-        _judged(ref, where, entry, fig.unit)
+        _judged(ref, where, entry, _case(ref, where, entry, True).unit)
         key = entry_key(entry)
         if key in seen:
             ref.fail(where, f'duplicates the entry on line {seen[key]}')
@@ -44,8 +35,7 @@ def check(ref):
             elif kind == 'fits':
                 _fit(ref, where, entry)
             elif kind == 'mechanisms':
-                fig = _case(ref, where, entry)
-                _judged(ref, where, entry, fig.unit)
+                _judged(ref, where, entry, _case(ref, where, entry).unit)
 
     effects.check(ref, ref.fail)
     for kind in ('unjudged', 'changepoints'):
@@ -69,8 +59,7 @@ def _ratio(ref, where, entry):
             ref.absent |= {id(entry), id(entry.get(path[0]))}
     bound = pre.get('at_most', pre.get('at_least'))
     if pre and not bound > 0:
-        ref.fail(where + ['precondition'], f'bound {bound} must be '
-                 f'positive')
+        ref.fail(where + ['precondition'], f'bound {bound} must be positive')
     _judged(ref, where, entry, 'ratio')
 
 
@@ -79,8 +68,7 @@ def _curve(ref, where, entry):
     for s in ('numerator', 'denominator'):
         side = entry[s]
         cls = registry.get(side['test'])
-        if cls is not None and \
-                entry['over'] not in cls.param_space.params:
+        if cls is not None and entry['over'] not in cls.param_space.params:
             ref.fail(where + ['over'], f'{side["test"]} ({s}) has no '
                      f'parameter {entry["over"]!r} to run the curve over')
         if entry['over'] in (side.get('params') or {}):
@@ -123,23 +111,20 @@ def _case(ref, where, entry, partial=False, described=False):
                      f'partition {entry["partition"]} (its features: '
                      f'{" ".join(sorted(part.features))})')
         ref.absent.add(id(entry))
-
     fig = cls.figures.find(entry['var'])
     if fig is None:
         ref.fail(where + ['var'], f'{entry["test"]} reports no figure '
                  f'{entry["var"]!r} (its figures: '
                  f'{", ".join(cls.figures.templates())})')
-    if fig.better is None and not where[0] == 'unjudged' and \
-            not described:
+    if fig.better is None and where[0] != 'unjudged' and not described:
         ref.fail(where + ['var'], f'{entry["var"]} describes the spread '
                  f'of a run; it is not judged')
-
     return fig
 
 
 def _judged(ref, where, entry, unit):
     value, lower, upper = entry['ref']
-    for i, v in enumerate(entry['ref']):
+    for v in entry['ref']:
         if isinstance(v, bool) or (v is not None and not math.isfinite(v)):
             ref.fail(where + ['ref'], f'{v!r} is not a number')
     if value <= 0:
@@ -165,7 +150,6 @@ def _fit(ref, where, entry):
     if entry['over'] in (entry.get('params') or {}):
         ref.fail(where + ['params'], f'fixes {entry["over"]}, the '
                  f'parameter the fit runs over')
-
     unit = schema.FIT_STATS[entry['stat']].format(
         y=fig.unit, x=schema.AXES[entry['over']][0])
     _judged(ref, where, entry, unit)
@@ -176,7 +160,6 @@ def variants(cls, params, partial):
     when ``partial``, else the one with defaults for the rest.'''
     if not partial:
         return [registry.full_params(cls, params)]
-
     nums = cls.get_variant_nums(**{k: (lambda x, v=v: x == v)
                                    for k, v in params.items()})
     return [{k: v for k, v in cls.get_variant_info(n)['params'].items()
@@ -184,9 +167,9 @@ def variants(cls, params, partial):
 
 
 def most_specific(entries, partition_of):
-    '''``{(family, partition, params, var): entry}``: each case and figure
-    the absolute ``entries`` judge where ``partition_of(entry)`` generates
-    the case, the most specific entry winning (the later one on a tie).'''
+    '''``{(family, partition, params, var): entry}`` of the cases the
+    absolute ``entries`` judge on ``partition_of(entry)``, the most specific
+    entry winning (the later one on a tie).'''
     winner = {}
     for entry in entries:
         cls = registry.get(entry['test'])

@@ -1,22 +1,7 @@
 '''Re-baselining: references for every figure a system measures, from runs
-that show real spread (``--repeat N``, several nights, or both).
-
-The noise model: a figure's spread is its coefficient of variation over
-the runs (robust, 1.4826 MAD / median, from 8 runs on; with fewer than
-``MIN_RUNS`` runs, the spread its job measured within itself, dd's CV over
-repetitions), raised to what few runs allow it to be (the upper 80 % bound of a standard
-deviation estimated from n runs: x2.1 for 3 runs, x1.3 for 10, x1.2 up to
-``ENOUGH_RUNS``; from there on the spread is the estimate itself). A
-reference accepts
-``K_SIGMA`` times that spread on the side that is a regression (bandwidths
-and rates may not drop, latencies and times may not rise; ratios keep the
-side their entry judges; fits, tests over a sweep, are left alone), so that
-the audit's budget holds at its stress level: a clean night fails at most
-1 % of the time per figure with the noise 1.5 times what was measured. The drop such a band flags in at least 9 runs of
-10 is recorded as the entry's ``noise.detects``. A figure whose band would
-exceed ``MAX_TOLERANCE`` guards nothing: it goes to ``unjudged`` with its
-spread, instead of a band so wide it always passes.
-'''
+that show real spread (``--repeat N``, several nights, or both): ``K_SIGMA``
+spreads on the side that is a regression; a figure whose band would exceed
+``MAX_TOLERANCE`` goes to ``unjudged`` instead. Fits are left alone.'''
 
 import json
 import math
@@ -26,52 +11,41 @@ from iogap.core import registry
 from iogap.core.figures import HIGHER, LOWER
 from iogap.judge.samples import samples
 
-#: Band half-width in standard deviations: the audit's budget (1 % of
-#: healthy nights per judgement, one-sided z 2.33) at its stress level (1.5
-#: times the noise), 2.33 x 1.5 = 3.5 (iogap/judge/audit/budget.yaml)
+#: Band half-width in spreads: the audit's budget, 1 % of healthy nights
+#: (one-sided z 2.33), at its stress of 1.5x the noise: 2.33 x 1.5 = 3.5
 K_SIGMA = 3.5
 
 #: z of the 90th percentile: a drop of band + Z90 sigma is caught 9 in 10
 Z90 = 1.2816
-
-#: Narrowest band: one session's runs do not show the drift from night to
-#: night, up to ~10 % on a quiet VM (bench/detection.py: a direct read with
-#: 2 % spread in one session flagged 4 runs of 10 in the next)
+#: Narrowest band: one session's runs miss the night-to-night drift, up to
+#: ~10 % on a quiet VM (bench/detection.py)
 MIN_TOLERANCE = 0.10
-
 #: Widest band that still guards something
 MAX_TOLERANCE = 0.5
-
 #: Fewest runs whose spread is trusted
 MIN_RUNS = 3
 
-
-#: sqrt((n-1) / chi2_0.2(n-1)): the factor from an estimated standard
-#: deviation to its upper 80 % bound, for n = 2..10 runs
+#: sqrt((n-1) / chi2_0.2(n-1)): from an estimated standard deviation to its
+#: upper 80 % bound, for n = 2..10 runs
 _FEW_RUNS = {2: 3.85, 3: 2.12, 4: 1.74, 5: 1.56, 6: 1.46, 7: 1.39, 8: 1.34,
              9: 1.31, 10: 1.29}
 
-
 #: Runs from which the spread is its estimate, not raised: the robust CV
-#: of 30 runs is within about 20 % of the true spread (its relative
-#: standard error is 1.17 / sqrt(n)), so a 3-sigma band from it falls
-#: between 2.4 and 3.6 true sigma; the 1.2 below would only widen it
+#: of 30 is within ~20 % of the true spread (relative s.e. 1.17 / sqrt(n))
 ENOUGH_RUNS = 30
 
 
 def spread(values):
-    '''Relative spread of ``values`` (robust from 8 on), raised to its
-    upper 80 % bound for the number of runs (fewer than ``ENOUGH_RUNS``).'''
+    '''Relative spread of ``values`` (1.4826 MAD / median from 8 on), raised
+    to its upper 80 % bound below ``ENOUGH_RUNS`` values.'''
     median = statistics.median(values)
     if median == 0:
         return float('inf')
-
     if len(values) >= 8:
         cv = 1.4826 * statistics.median(abs(v - median) for v in values) / \
             abs(median)
     else:
         cv = statistics.stdev(values) / abs(statistics.fmean(values))
-
     if len(values) >= ENOUGH_RUNS:
         return cv
     return cv * _FEW_RUNS.get(len(values), 1.2)
@@ -79,9 +53,7 @@ def spread(values):
 
 def band(cv, upper=False):
     '''``(tolerance, detects)`` for a figure of relative spread ``cv``;
-    ``upper``: the band is above the reference (a latency, a ratio bounded
-    above), where ``K_SIGMA`` spreads of the audit's log-normal noise reach
-    further than ``K_SIGMA * cv`` (e**x - 1 > x).'''
+    above the reference (``upper``) log-normal noise reaches further.'''
     if upper:
         # rounded up: rounded down, the band would spend over the budget
         tol = math.ceil(max(math.expm1(K_SIGMA * cv), MIN_TOLERANCE) * 1e3)
@@ -97,14 +69,15 @@ def _sides(better, tol):
 
 
 def rebaseline(data, reports, stamp, force=False):
-    '''Update ``data`` (a reference file's mapping) in place; return notes
-    saying what was kept, added, changed and left unjudged.'''
+    '''Update ``data`` (a reference file's mapping) in place; notes saying
+    what was kept, added, changed and left unjudged.'''
     notes = []
     cases, judged = samples(reports)
     unspread, unjudged = _absolute(data, cases, stamp, force, notes)
     for entry in data.get('fits') or []:
         notes.append(f'{entry["name"]}: a fit is a test over the sweep, its '
-                     f'bound set from its noise (docs/audit.md): left as it is')
+                     f'bound set from its noise (docs/audit.md): left as it '
+                     f'is')
     _ratios(data, judged, stamp, force, notes)
     if unspread:
         notes.append(f'{unspread} figure(s) left alone: fewer than '
@@ -114,13 +87,11 @@ def rebaseline(data, reports, stamp, force=False):
         data['unjudged'] = unjudged
         notes.append(f'{len(unjudged)} figure(s) too noisy to judge, listed '
                      f'under unjudged')
-
     return notes
 
 
 def _absolute(data, cases, stamp, force, notes):
-    '''Absolute entries from the cases' runs: ``(figures with too few runs,
-    unjudged entries)``.'''
+    '''Absolute entries from the cases' runs; ``(unspread, unjudged)``.'''
     unspread, unjudged = 0, []
     absolute = {(e['test'], e['partition'],
                  json.dumps(e.get('params') or {}, sort_keys=True),
@@ -130,27 +101,22 @@ def _absolute(data, cases, stamp, force, notes):
         if len(values) < MIN_RUNS and not cvs:
             unspread += 1
             continue
-
-        # The figure's own spread over runs, once there are enough: a job's
-        # spread over its repetitions is that of one repetition, which the
-        # figure (their median) does not share
+        # a job's spread over its repetitions is one repetition's, not that
+        # of the figure (their median): the spread over runs when enough
         cv = spread(values) if len(values) >= MIN_RUNS else max(cvs)
         fig = registry.get(family).figures.find(var)
         tol, detects = band(cv, upper=fig.better != HIGHER)
         old = absolute.get(ident)
+        case = {'test': family, 'partition': part,
+                'params': json.loads(params), 'var': var}
         if tol > MAX_TOLERANCE:
-            unjudged.append({'test': family, 'partition': part,
-                             'params': json.loads(params), 'var': var,
-                             'reason': f'too noisy to judge: spread '
+            unjudged.append({**case, 'reason': f'too noisy to judge: spread '
                              f'{cv:.0%} over {len(values)} run(s) ({stamp})'})
             if old is not None and (force or _baseline(old)):
                 data['absolute'].remove(old)
             continue
-
-        new = {'test': family, 'partition': part,
-               'params': json.loads(params), 'var': var,
-               'ref': [_round(statistics.median(values)),
-                       *_sides(fig.better, tol)],
+        new = {**case, 'ref': [_round(statistics.median(values)),
+                               *_sides(fig.better, tol)],
                'unit': unit, 'provenance': stamp,
                'noise': {'cv': round(cv, 4), 'runs': len(values),
                          'detects': detects}}
@@ -162,7 +128,6 @@ def _absolute(data, cases, stamp, force, notes):
         else:
             notes.append(f'kept hand-set {family} {part} {var} (--force '
                          f'replaces it)')
-
     return unspread, unjudged
 
 
@@ -178,7 +143,6 @@ def _ratios(data, judged, stamp, force, notes):
             notes.append(f'kept hand-set {entry["name"]} (--force '
                          f'replaces it)')
             continue
-
         cv = spread(values)
         lower, upper = entry['ref'][1:]
         tol, detects = band(cv, upper=upper is not None)

@@ -1,11 +1,6 @@
-'''The four readings of a judgement (:mod:`iogap.judge.judgement`):
-:class:`AbsoluteCheck` (a case's figures against absolute bounds),
-:class:`RatioCheck` (two cases' figures, or a curve of such ratios over
-a sweep), :class:`FitCheck` (a sweep's
-fit) and :class:`MechanismCheck` (a mechanism observed directly); the
-reference entries each takes as its parameter are
-:mod:`iogap.judge.targets`'s.'''
-
+'''The four readings of a judgement: absolute bounds of a case's figures,
+ratios of two cases' figures (or curves of them), fits over a sweep and
+mechanisms observed directly.'''
 
 from iogap.core import registry, stats
 from iogap.core.cases import runs_on
@@ -14,10 +9,14 @@ from iogap.errors import IogapError
 from iogap.judge import references, schema
 from iogap.judge.judgement import Judgement
 
-# checks/judge.py and the plan take the parameters from here, beside the
-# readings they parametrise
+# re-exported: checks/judge.py and the plan parametrise the readings
 from iogap.judge.sides import curve_points, ratio_sides
 from iogap.judge.targets import absolute_targets, entries, target_name
+
+
+def _case(side):
+    return (side['test'], side['partition'], registry.full_params(
+        registry.get(side['test']), side.get('params') or {}))
 
 
 class AbsoluteCheck(Judgement):
@@ -52,18 +51,14 @@ class AbsoluteCheck(Judgement):
 
 class RatioCheck(Judgement):
     '''One figure over another; the ``ratio`` parameter is an entry. A
-    curve (``over`` a swept parameter, ``at`` its points) is the geometric
-    mean of the ratios at its points: the study's gap over a sweep. With a
-    ``precondition`` (another ratio and its bound), that is measured first,
-    and where it does not hold the ratio is not applicable.'''
+    curve is the geometric mean of the ratios at its points; where a
+    ``precondition`` does not hold, the ratio is not applicable.'''
 
     def sides(self):
         return ratio_sides(self.ratio)
 
     def cases(self):
-        return [(s['test'], s['partition'], registry.full_params(
-            registry.get(s['test']), s.get('params') or {}))
-            for s in self.sides()]
+        return [_case(s) for s in self.sides()]
 
     def vars_of(self, index):
         return [self.sides()[index]['var']]
@@ -94,7 +89,6 @@ class RatioCheck(Judgement):
                 raise IogapError(f'{self.ratio["name"]}: the denominator '
                                  f'is 0{where}')
             ratios.append(num / den)
-
         # a point that moved nothing makes the curve 0, as a ratio would
         value = ratios[0] if len(ratios) == 1 else 0.0 if min(ratios) <= 0 \
             else geometric_mean(ratios)
@@ -113,17 +107,14 @@ class RatioCheck(Judgement):
         if not holds:
             self.inapplicable(f'{pre["what"]} does not hold ({sides} = '
                               f'{value:.3g}, needs {bound})')
-        self.note_precondition(f'{pre["what"]}: {sides} = {value:.3g} '
-                               f'({bound})')
-
-    def note_precondition(self, text):
-        self.method = f'{self.method}; precondition {text}'
+        self.method = (f'{self.method}; precondition {pre["what"]}: '
+                       f'{sides} = {value:.3g} ({bound})')
 
 
 class FitCheck(Judgement):
     '''A statistic of a figure's least-squares line over a swept parameter
     (the study's bandwidth against CPU clock); the ``fit`` parameter is an
-    entry, the points are every value of ``over`` the partition runs.'''
+    entry, its points every value of ``over`` the partition runs.'''
 
     def cases(self):
         fit = self.fit
@@ -135,7 +126,6 @@ class FitCheck(Judgement):
                 cls, {**(fit.get('params') or {}), fit['over']: value})
             if runs_on(cls, params, part):
                 points.append((fit['test'], fit['partition'], params))
-
         return points
 
     def vars_of(self, index):
@@ -165,13 +155,10 @@ class FitCheck(Judgement):
 class MechanismCheck(Judgement):
     '''A direct observation of a mechanism (a share of the bytes
     resident, or moved by the device) against a bound any healthy host
-    meets; the ``mechanism`` parameter is an entry. Where the host cannot
-    observe it, the measuring test says why and it is not applicable.'''
+    meets; the ``mechanism`` parameter is an entry.'''
 
     def cases(self):
-        m = self.mechanism
-        return [(m['test'], m['partition'], registry.full_params(
-            registry.get(m['test']), m.get('params') or {}))]
+        return [_case(self.mechanism)]
 
     def vars_of(self, index):
         return [self.mechanism['var']]
@@ -180,8 +167,8 @@ class MechanismCheck(Judgement):
         return []       # a bound any healthy host meets: no noise model
 
     def bounds(self):
-        return {self.mechanism['name']: (self.mechanism['ref'],
-                                         self.mechanism['unit'])}
+        m = self.mechanism
+        return {m['name']: (m['ref'], m['unit'])}
 
     def provenance(self):
         return self.mechanism['provenance']

@@ -1,35 +1,7 @@
-'''Reference store: ``reference/<system>.yaml``, checked before any job.
+'''The reference store: ``reference/<system>.yaml``, checked before any job.
 
-Six lists and a count. ``absolute``: one figure of the test cases a
-partition runs (``params`` select them; parameters left out match any
-value, the most specific entry wins). ``ratios``: one figure divided by another
-(parameters left out take their default), or a curve of such ratios
-(``over`` a parameter both sides sweep, at the points ``at``) judged by
-their geometric mean. ``fits``: a statistic (r2,
-slope, intercept) of a figure against a swept parameter. ``mechanisms``:
-a direct observation of a mechanism (a share of the bytes resident, or
-moved by the device) against a bound any healthy host meets. ``unjudged``:
-figures re-baselining found too noisy to judge, kept on record.
-``changepoints``: figures the change-point verdict judges for breakage
-only, each with its reason (iogap.judge.breakage).
-``expected_skips``: how many cases a full night skips here, besides the
-judgements a host finds not applicable. Every judged entry carries ``ref:
-[value, lower, upper]`` (relative bounds as in ReFrame, ``null`` for
-one-sided), its ``unit`` and its ``provenance``.
-
-A judgement that holds only where the host has some property declares it:
-a ratio's ``precondition`` (another ratio, measured in the same run, with
-``at_most`` or ``at_least``, and ``what`` it means), or ``applies_when``
-(in words, for what the measuring test itself detects, such as a block
-device under the scratch root). Where it does not hold, the judgement is
-skipped as "not applicable on this host: <why>": neither pass nor fail,
-and expected (:func:`iogap.judge.unexpected_skips`).
-
-The file's shape is a JSON schema (iogap.judge.schema); its meaning (families, parameters,
-figures and units, partitions that generate the case, duplicates) is
-checked by iogap.judge.meaning. Every error names file, line, key and value
-in one line.
-'''
+Its shape is :mod:`iogap.judge.schema`'s, its meaning is checked by
+:mod:`iogap.judge.meaning`; every error names file, line, key and value.'''
 
 import os
 import sys
@@ -54,24 +26,20 @@ class File:
             self.data = lines.load(path, text)
         except yaml.YAMLError as err:
             mark = getattr(err, 'problem_mark', None)
-            raise ReferenceFileError(f'{path}:{mark.line + 1 if mark else 1}: '
-                                 f'malformed YAML: '
-                                 f'{getattr(err, "problem", err)}') from None
-
+            raise ReferenceFileError(
+                f'{path}:{mark.line + 1 if mark else 1}: malformed YAML: '
+                f'{getattr(err, "problem", err)}') from None
         if self.data is None:
             raise ReferenceFileError(f'{path}:1: the file is empty (give at '
-                                 f'least system: {system})')
-
+                                     f'least system: {system})')
         error = next(iter(sorted(jsonschema.Draft7Validator(schema.SCHEMA)
                                  .iter_errors(self.data),
                                  key=lambda e: list(e.absolute_path))), None)
         if error is not None:
             self.fail(list(error.absolute_path), error.message)
-
         if self.data['system'] != system:
             self.fail(['system'], f'names {self.data["system"]!r}, but the '
                                   f'file is for system {system!r}')
-
         for key in ('absolute', 'ratios', 'fits', 'mechanisms', 'unjudged'):
             self.data[key] = self.data.get(key) or lines.LineList()
 
@@ -82,16 +50,16 @@ class File:
         self.audit = audit.enforce(self) if enforce else None
 
     def rate_of(self, entry):
-        '''The false-alarm rate per night of a judged entry (as the file
-        holds it, or a copy), or ``None``.'''
+        '''An entry's (or its copy's) false alarms per night, or ``None``.'''
         return next((r.rate for r in self.audit or ()
                      if _ident(r.entry) == _ident(entry)), None)
 
     def fail(self, path, message):
         key = '.'.join(f'[{k}]' if isinstance(k, int) else str(k)
                        for k in path).replace('.[', '[')
-        raise ReferenceFileError(f'{self.path}:{lines.line_of(self.data, path)}: '
-                             f'{key}: {message}')
+        raise ReferenceFileError(f'{self.path}:'
+                                 f'{lines.line_of(self.data, path)}: '
+                                 f'{key}: {message}')
 
     def entries(self, kind):
         '''The entries of ``kind`` whose cases this host can run.'''
@@ -104,8 +72,7 @@ class File:
 
 
 def read_text(path):
-    '''The text of a reference file, or one line saying why there is
-    none: a directory, an unreadable file, bytes that are not UTF-8.'''
+    '''The text of a reference file, or one line saying why it has none.'''
     try:
         with open(path, 'rb') as fp:
             raw = fp.read()
@@ -130,14 +97,14 @@ def _ident(entry):
         meaning.entry_key(entry)
 
 
-#: Directory of the reference files (``IOGAP_REFERENCE_DIR`` overrides)
 def reference_dir():
+    '''Directory of the reference files (``IOGAP_REFERENCE_DIR`` overrides).'''
     try:
         return inputs.env(os.environ, 'IOGAP_REFERENCE_DIR',
                           inputs.directory) or \
             os.path.join(profile.ROOT, 'reference')
     except IogapError as err:
-        # a directory that is not there judges nothing: never silently
+        # a directory that is not there would judge nothing, silently
         raise ReferenceFileError(f'{err}: give the directory of the '
                                  f'reference files') from None
 
@@ -150,8 +117,7 @@ _current = None
 
 
 def load(system, partitions):
-    '''Check and keep the reference file of ``system``; ``None`` (and
-    nothing judged) when it has none.'''
+    '''Check and keep the reference file of ``system`` (``None``: none).'''
     global _current
     path = path_for(system)
     _current = File(path, system, partitions) if os.path.lexists(path) \
@@ -160,9 +126,8 @@ def load(system, partitions):
 
 
 def unenforced(path):
-    '''The reference file at ``path`` (its system named by the file),
-    checked against that system's profile but not enforced: what the
-    audit and the verdicts across nights read.'''
+    '''The reference file at ``path``, checked against the profile of the
+    system it names, its budget not enforced.'''
     system = os.path.splitext(os.path.basename(path))[0]
     profile.load(['--system', system], {})
     return File(path, system, profile.parts(), enforce=False)
@@ -174,24 +139,20 @@ def current():
 
 
 def of_system(system):
-    '''The reference file of ReFrame's ``system`` (a run's
-    ``rt.runtime().system``): the one its configuration loaded and
-    checked, else loaded now against its partitions; ``None`` when it has
-    none.'''
+    '''The reference file of ReFrame's ``system`` (loaded now if not yet).'''
     if _current is not None and _current.system == system.name:
         return _current
     return load(system.name, [profile.Part.of(p) for p in system.partitions])
 
 
 def say_what_is_judged(system):
-    '''Say when nothing (no reference file) or not everything (cases
-    this host cannot run) of ``system`` will be judged.'''
+    '''Say when nothing or not everything of ``system`` will be judged.'''
     if current() is None:
         path = path_for(system['name'])
         if os.environ.get('IOGAP_REQUIRE_REFERENCES') == '1':
             raise ReferenceFileError(f'{path}: no reference file for system '
-                                 f'{system["name"]}, and IOGAP_REQUIRE_'
-                                 f'REFERENCES=1 demands one')
+                                     f'{system["name"]}, and IOGAP_REQUIRE_'
+                                     f'REFERENCES=1 demands one')
         print(f'iogap: no reference file {path}: the figures of '
               f'{system["name"]} are measured but not judged',
               file=sys.stderr)

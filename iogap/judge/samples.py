@@ -1,7 +1,5 @@
-'''What the runs of run reports measured, as re-baselining reads it
-(:mod:`iogap.judge.noise`): each measuring case's values of every figure
-judged against a reference, with the spread its job measured within
-itself, and the values every judgement reported, by its name.'''
+'''What the runs of run reports measured, for re-baselining: each figure's
+values and in-job spreads per measuring case, each judgement's values.'''
 
 import json
 
@@ -11,8 +9,7 @@ from iogap.core.figures import OBSERVED
 
 def samples(reports):
     '''``{(family, partition, params json, var): ([values], unit, cvs)}``
-    of measuring cases, and ``{judgement display name: [values]}``, over
-    every run of every report (cases that measured, whatever was judged).'''
+    of measuring cases, and ``{judgement display name: [values]}``.'''
     cases, judged = {}, {}
     for report in reports:
         for run in report['runs']:

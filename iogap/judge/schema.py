@@ -1,12 +1,11 @@
 '''The shape of a reference file, as a JSON schema; what a fit may judge.'''
 
-#: Statistics a fit judges, with the unit each takes (``{y}``, ``{x}``: the
-#: figure's and the swept parameter's units)
+#: Statistics a fit judges, with their units ({y}: the figure's, {x}: the
+#: swept parameter's)
 FIT_STATS = {'r2': 'r2', 'slope': '{y}/{x}', 'intercept': '{y}',
              'slope_p': 'p', 'change_bound': 'fraction'}
 
-#: Swept parameters a fit may run over: unit and factor from the
-#: parameter's own unit
+#: Swept parameters a fit may run over: unit, factor from the parameter's
 AXES = {'cpu_freq': ('GHz', 1e-6)}
 
 _NUM = {'type': 'number'}
@@ -14,29 +13,27 @@ _RATE = {'type': 'number', 'exclusiveMinimum': 0, 'maximum': 1}
 _BOUND = {'type': ['number', 'null']}
 _CASE = {'test': {'type': 'string'}, 'partition': {'type': 'string'},
          'params': {'type': 'object'}, 'var': {'type': 'string'}}
+# ref: [value, lower, upper], relative bounds as ReFrame's (null: one-sided)
 _JUDGED = {'ref': {'type': 'array', 'items': [_NUM, _BOUND, _BOUND],
                    'minItems': 3, 'maxItems': 3},
            'unit': {'type': 'string'}, 'provenance': {'type': 'string',
                                                       'minLength': 1},
-           # The noise a healthy night shows (iogap.judge.audit)
+           # a healthy night's noise (the audit's): cv, the relative spread
+           # a night; expected, where ref is a bound; a fit's line
            'noise': {'type': 'object', 'additionalProperties': False,
                      'properties': {
-                         # relative spread of the judged value per night
                          'cv': {'type': 'number', 'minimum': 0},
-                         # the healthy value, where ref is a bound
                          'expected': {'type': 'number',
                                       'exclusiveMinimum': 0},
-                         # a fit's healthy line: [intercept, slope]
                          'line': {'type': 'array', 'items': _NUM,
                                   'minItems': 2, 'maxItems': 2},
                          'runs': {'type': 'integer', 'minimum': 1},
                          'detects': _NUM,
                          'source': {'type': 'string', 'minLength': 1}}},
-           # What was measured across set-ups (hosts, devices): runs, min,
-           # median, max, cv; descriptive, beside the nightly noise
+           # measured across set-ups; descriptive, beside the noise
            'spread': {'type': 'object'},
-           # Why the entry is kept although it exceeds the false-alarm
-           # budget or cannot fail
+           # why an entry over the false-alarm budget, or unable to fail,
+           # is kept
            'waiver': {'type': 'string', 'minLength': 1}}
 
 
@@ -48,7 +45,7 @@ def _entry(required, **props):
 _SIDE = _entry(['test', 'partition', 'var'], **_CASE)
 
 #: What must hold on a host for a judgement to apply there: a ratio of
-#: two figures against a one-sided bound, measured in the same run
+#: two figures of the same run against a one-sided bound
 _PRECONDITION = {**_entry(['what', 'numerator', 'denominator'],
                           what={'type': 'string', 'minLength': 1},
                           numerator=_SIDE, denominator=_SIDE,
@@ -64,11 +61,13 @@ SCHEMA = {
     'type': 'object', 'additionalProperties': False, 'required': ['system'],
     'properties': {
         'system': {'type': 'string'},
+        # params left out match any value, the most specific entry winning
+        # a case; a ratio's or mechanism's take their defaults
         'absolute': {'type': ['array', 'null'], 'items': _entry(
             ['test', 'partition', 'var', 'ref', 'unit', 'provenance'],
             **_CASE, **_JUDGED)},
-        # A curve: ``over`` a swept parameter of both sides, at the points
-        # ``at``, judged by the geometric mean of the points' ratios
+        # a curve: ``over`` a parameter both sides sweep, at ``at``, judged
+        # by the geometric mean of the points' ratios
         'ratios': {'type': ['array', 'null'], 'items': {**_entry(
             ['name', 'numerator', 'denominator', 'ref', 'unit',
              'provenance'], name={'type': 'string'}, numerator=_SIDE,
@@ -76,8 +75,7 @@ SCHEMA = {
             at={'type': 'array', 'minItems': 2, 'uniqueItems': True},
             **_JUDGED, **_CONDITIONAL),
             'dependencies': {'over': ['at'], 'at': ['over']}}},
-        # Direct observations of a mechanism (bytes resident, bytes the
-        # device moved), against bounds that hold on any healthy host
+        # bounds that hold on any healthy host
         'mechanisms': {'type': ['array', 'null'], 'items': _entry(
             ['name', 'test', 'partition', 'var', 'ref', 'unit',
              'provenance'], name={'type': 'string'}, **_CASE, **_JUDGED,
@@ -87,9 +85,7 @@ SCHEMA = {
              'unit', 'provenance'], name={'type': 'string'},
             over={'enum': list(AXES)}, stat={'enum': list(FIT_STATS)},
             **_CASE, **_JUDGED)},
-        # The study's effects over several nights (iogap.judge.effects):
-        # a ratio's nightly values (over another's) against the value the
-        # effect's disappearance leaves
+        # over several nights (iogap.judge.effects)
         'effects': {'type': ['array', 'null'], 'items': _entry(
             ['name', 'ratio', 'healthy', 'nights', 'provenance'],
             name={'type': 'string'}, ratio={'type': 'string'},
@@ -99,29 +95,24 @@ SCHEMA = {
             nights={'type': 'integer', 'minimum': 1, 'maximum': 30},
             noise=_JUDGED['noise'], provenance=_JUDGED['provenance'],
             waiver=_JUDGED['waiver'])},
-        # Figures the change-point verdict judges for breakage only
-        # (iogap.judge.breakage): the goal is out of reach, and why
+        # judged for breakage only (iogap.judge.breakage), and why
         'changepoints': {'type': ['array', 'null'], 'items': _entry(
             ['test', 'partition', 'var', 'breakage_only'], **_CASE,
             breakage_only={'type': 'string', 'minLength': 1})},
         'unjudged': {'type': ['array', 'null'], 'items': _entry(
             ['test', 'partition', 'var', 'reason'], reason={'type': 'string'},
             **_CASE)},
-        # Per-figure noise where an entry records none: the first item
-        # whose test, partition, params and var (a glob) match
+        # noise where an entry records none: the first match (var a glob)
         'noise': {'type': ['array', 'null'], 'items': _entry(
             ['var', 'cv', 'source'], test={'type': 'string'},
             partition={'type': 'string'}, params={'type': 'object'},
             var={'type': 'string'}, cv={'type': 'number', 'minimum': 0},
             source={'type': 'string', 'minLength': 1})},
-        # False alarms allowed per judgement and per night (defaults:
-        # iogap/judge/budget.yaml); a waiver says why a night exceeds it
+        # false alarms allowed (defaults: iogap/judge/audit/budget.yaml)
         'budget': _entry([], judgement=_RATE, night=_RATE, effect=_RATE,
                          stress={'type': 'number', 'minimum': 1},
                          waiver={'type': 'string', 'minLength': 1}),
-        # What a whole night skips on this system besides the judgements
-        # not applicable on this host (the nightly pipeline fails when
-        # more cases skip, or any because a tool vanished)
+        # what a night skips besides judgements not applicable here
         'expected_skips': {'type': 'integer', 'minimum': 0},
     },
 }

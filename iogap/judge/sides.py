@@ -1,12 +1,10 @@
-'''The sides a ratio entry reads (reference/<system>.yaml ``ratios:``):
-read alike by its judgement, the file's checks, the audit and the plan.'''
+'''The sides a ratio entry reads, alike for its judgement, the file's
+checks, the audit and the plan.'''
 
 
 def ratio_sides(entry):
-    '''The sides a ratio entry divides, numerator and denominator
-    alternating: its two, or, for a curve (``over`` a parameter, ``at``
-    its points), the two at each point, judged by the geometric mean of
-    the points' ratios; then its precondition's two, if any.'''
+    '''A ratio's sides, numerator and denominator alternating: its two, or
+    a curve's two at each point; then its precondition's, if any.'''
     pairs = [(entry['numerator'], entry['denominator'])]
     if 'over' in entry:
         pairs = [tuple({**side, 'params': {**(side.get('params') or {}),

@@ -1,13 +1,7 @@
-'''The night's verdict, from the run's own files only: the run report
-(failed cases; regressed figures with value, reference and deviation),
-reframe's stdout (skip reasons, which the run report does not keep) and
-the reference file (``expected_skips``, missing: 0; judgements it declares
-conditional may be not applicable on this host). Red when a case
-failed, a figure regressed, more cases skipped than expected, a tool
-vanished (a skip saying "not found"), or nothing was judged. Its
-coverage (iogap.judge.coverage) is said on every night; one that judged no
-figure, or fewer than the site's minimum, is NOT JUDGED or UNDER-JUDGED
-(exit 2), never GREEN.'''
+'''The night's verdict, from the run's own files only: the run report,
+reframe's stdout (skip reasons, which the report does not keep) and the
+reference file. Red when a case failed, a figure regressed, too many cases
+skipped or a tool vanished; never GREEN when too little was judged.'''
 
 import os
 import re
@@ -36,8 +30,7 @@ def skip_reasons(stdout_path):
 
 
 def expected_skips(reference_path):
-    '''The reference file's ``expected_skips`` (0 when it says nothing),
-    or ``None`` when there is no reference file.'''
+    '''The reference file's ``expected_skips``; ``None``: no such file.'''
     if not os.path.exists(reference_path):
         return None
     with open(reference_path) as fp:
@@ -64,15 +57,14 @@ def _where(tc):
     return f'{tc["name"]} @{tc["system"]}:{tc["partition"]}'
 
 
-#: The verdict's exit statuses: a pass, a failure, too little judged
+#: A pass, a failure, too little judged
 GREEN, RED, UNJUDGED = EXIT['ok'], EXIT['red'], EXIT['unjudged']
 
 
 def judge(report_path, stdout_path, reference_path, returncode=0,
           share=False):
-    '''``(lines, status)``: the summary of the night and its status
-    (:data:`GREEN`, :data:`RED` or :data:`UNJUDGED`); with ``share``, the
-    night is a job's share of it (its coverage is of what it ran).'''
+    '''``(lines, status)``: the summary of the night and its status; with
+    ``share``, of a job's share of the night (what it ran).'''
     lines, red = [], []
     expected = expected_skips(reference_path)
     if expected is None:
@@ -82,7 +74,6 @@ def judge(report_path, stdout_path, reference_path, returncode=0,
         red.append(f'reframe wrote no run report (exit {returncode}): the '
                    f'night did not run; see its output above')
         return lines + [f'RED: {r}' for r in red], RED
-
     try:
         report = load.read_report(report_path)
     except load.InputError as err:
@@ -162,7 +153,6 @@ def _judge(report, report_path, stdout_path, reference_path, expected,
                          red)
     if returncode and not red:
         red.append(f'reframe exited with {returncode}')
-
     lines.append(f'{len(cases)} cases: {len(failed)} failed, {len(skipped)} '
                  f'skipped (expected_skips: {expected}), {len(na)} not '
                  f'applicable on this host, the rest passed')
@@ -182,7 +172,7 @@ def _judge(report, report_path, stdout_path, reference_path, expected,
 def _coverage(cases, reference_path, share, lines, red):
     '''Say what was judged; ``(status, why)`` when too little was.'''
     if not os.path.exists(reference_path):
-        return None         # red already: no reference file
+        return None         # red already
     with open(reference_path) as fp:
         data = yaml.safe_load(fp) or {}
     found = coverage.measure(coverage.readings(cases), data, share)
@@ -195,8 +185,7 @@ def _coverage(cases, reference_path, share, lines, red):
 
 
 def _failures(cases, lines, red):
-    '''Say each regressed figure, then each case that failed otherwise;
-    the failed cases.'''
+    '''Say each regressed figure and other failure; the failed cases.'''
     regressed = regressions(cases)
     for tc, figure, value, ref, lower, upper, unit in regressed:
         dev = f'{(value - ref) / ref * 100:+.2f}%' if ref else 'n/a'
@@ -218,10 +207,7 @@ def _failures(cases, lines, red):
 
 
 def _skips(report, stdout_path, reference_path, expected, lines, red):
-    '''Say each skip with its reason; ``(skipped cases, not applicable
-    ones)``, the latter not counted against ``expected``.'''
-    # Judgements the reference file declares conditional skip as not
-    # applicable on this host: expected, and not counted
+    '''Say each skip; ``(skipped, not applicable)``, the latter apart.'''
     na, _ = split_skips(report, reference_path if os.path.exists(
         reference_path) else {})
     skipped = [tc for tc in report['runs'][0]['testcases']

@@ -1,36 +1,7 @@
-'''False alarms and detection of every judgement, from the noise it assumes.
-
-A judgement compares one value a night (a figure, a ratio of two, a fit
-statistic over a sweep) with its band. On a healthy night the value is its
-expected value (``noise.expected`` or the line ``noise.line`` where ``ref``
-is a bound, else ``ref``) times log-normal noise: the relative spread
-recorded on the entry (``noise.cv``), else the spread of each figure it
-reads (an absolute entry's ``noise.cv`` for that figure, else the first
-matching default of the file's ``noise:`` list), both sides of a ratio
-adding (a curve's ratio, the geometric mean over its points, as noisy
-as its points: they may move together). That noise is meant as the spread between nights, not within one
-session (docs/audit.md says where each file's comes from). From that, per
-judgement:
-
-- ``rate``: the share of healthy nights it fails (closed form for absolute
-  and ratio judgements, a seeded simulation for fits);
-- ``stress_rate``: the same at ``stress`` times the assumed noise (the
-  budget's, 1.5): what the judgement does when the noise was
-  underestimated; the budget applies to this column;
-- ``detects``: the smallest regression of its figures, in their declared
-  worse direction (``better``), it fails on at least 9 nights in 10: an
-  absolute figure worse by d; either side of a ratio worse by d (a
-  curve's at every point); for fits,
-  the figure worse by d at the low end of the sweep ("does not depend"), at
-  the high end ("depends": the slope flattens), or at every point
-  (intercept, slope).
-
-The night's family-wise rate is 1 - prod(1 - rate) over every case judged
-(an absolute entry judges each case it matches), at the assumed noise and
-at the stress. :func:`enforce` refuses a file whose judgements exceed the
-budget at the stress (``budget.yaml`` here, or the file's
-``budget:``) unless they state why (``waiver:``).
-'''
+'''False alarms and detection of every judgement, from the noise it assumes:
+a healthy night's value is its expected value times log-normal noise (the
+spread between nights), a ratio's adding both sides'; :func:`enforce`
+refuses a file over its budget at the stress unless a waiver says why.'''
 
 import math
 import os
@@ -48,8 +19,8 @@ from iogap.judge.audit.read import (
     side_params,
 )
 
+#: The project's default budget (a file's ``budget:`` overrides it)
 with open(os.path.join(os.path.dirname(__file__), 'budget.yaml')) as _fp:
-    #: The project's default budget (a file's ``budget:`` overrides it)
     BUDGET = yaml.safe_load(_fp)
 
 
@@ -58,23 +29,16 @@ def budget(ref):
 
 
 class Row:
-    '''One judgement's audit.'''
+    '''One judgement's audit: false alarms per night at the assumed noise
+    and at the stress; ``detects``: ``(d, what)``, the smallest regression
+    of its figures that fails it 9 nights in 10, or ``None``.'''
 
     def __init__(self, kind, index, entry, name, cases, noise, source,
                  rates, detects):
         self.kind, self.index, self.entry, self.name = kind, index, entry, name
         self.cases, self.noise, self.source = cases, noise, source
-        #: false alarms at the assumed noise and at the stress
         self.rate, self.stress_rate = rates
         self.detects = detects
-
-    @property
-    def night_rate(self):
-        return 1 - (1 - self.rate) ** self.cases
-
-    @property
-    def night_stress(self):
-        return 1 - (1 - self.stress_rate) ** self.cases
 
 
 def rows(ref):
@@ -96,8 +60,7 @@ def rows(ref):
 
 
 def _effect(ref, i, entry, ratios):
-    '''An effect over nights: its rates at the threshold the budget sets,
-    and the nights it needs to catch its disappearance 9 in 10.'''
+    '''An effect's rates, and the nights that catch its loss 9 in 10.'''
     limits = budget(ref)
     noise = entry.get('noise') or {}
     if 'cv' in noise:
@@ -123,8 +86,9 @@ def _absolute(ref, i, entry, power, counts):
         figure_noise(ref, entry['test'], entry['partition'], full,
                      entry['var'])
     better = direction(entry['test'], entry['var'])
-    rates, det = model.lognormal(entry, noise.get('expected', entry['ref'][0]),
-                           cv, [(entry['var'], better, 1)], *power)
+    rates, det = model.lognormal(
+        entry, noise.get('expected', entry['ref'][0]), cv,
+        [(entry['var'], better, 1)], *power)
     name = f'{entry["test"]} {entry["partition"]} ' + ' '.join(
         f'{k}={v}' for k, v in full.items()) + f' {entry["var"]}'
     return Row('absolute', i, entry, name, counts.get(id(entry), 0),
@@ -141,17 +105,16 @@ def _ratio(ref, i, entry, power, counts):
     labels = [(f'{e["var"]} {e["partition"]} ({side[:3]})',
                direction(e['test'], e['var']), 1 if side[0] == 'n' else -1)
               for side, e in pair]
-    rates, det = model.lognormal(entry, noise.get('expected', entry['ref'][0]),
-                           s, labels, *power)
-    return Row('ratios', i, entry, entry['name'], 1, s, source,
-               rates, det)
+    rates, det = model.lognormal(
+        entry, noise.get('expected', entry['ref'][0]), s, labels, *power)
+    return Row('ratios', i, entry, entry['name'], 1, s, source, rates, det)
 
 
 def _ratio_noise(ref, entry):
-    '''``(cv, source)`` of a ratio from its sides' noise, added. A
-    curve's, the geometric mean over its points, is taken as noisy as its
-    points' (their RMS): a night may move every job of a partition alike,
-    so the points are not averaged down as independent.'''
+    '''``(cv, source)`` of a ratio from its sides' noise, added.
+
+    A curve is as noisy as its points (their RMS), not averaged down: a
+    night may move every job of a partition alike.'''
     points = sides.curve_points(entry)
     found = [figure_noise(ref, e['test'], e['partition'], side_params(e),
                           e['var'])
@@ -167,8 +130,8 @@ def _ratio_noise(ref, entry):
 def _fit(ref, i, entry, power, counts):
     noise = entry.get('noise') or {}
     xs, points = fit_points(ref, entry)
-    # Without a line, a figure that does not depend on x: what change_bound
-    # and an upper cap on r2 or slope_p judge
+    # no line: a figure that does not depend on x, what change_bound and
+    # an upper cap on r2 or slope_p judge
     flat = entry['stat'] == 'change_bound' or entry['ref'][1] is None
     if 'line' not in noise and not flat:
         raise Unknown(f'{entry["name"]}: a {entry["stat"]} needs the healthy '
@@ -181,26 +144,27 @@ def _fit(ref, i, entry, power, counts):
         found = [figure_noise(ref, entry['test'], entry['partition'], p,
                               entry['var']) for p in points]
         cvs, sources = [c for c, _ in found], [src for _, src in found]
+    source = '; '.join(dict.fromkeys(sources))
     if len(xs) < 3:
         return Row('fits', i, entry, entry['name'], 0, max(cvs, default=0),
-                   '; '.join(dict.fromkeys(sources)), (0.0, 0.0), None)
+                   source, (0.0, 0.0), None)
     rates, det = model.simulated(entry, xs, noise.get('line') or (1.0, 0.0),
                                  cvs, direction(entry['test'], entry['var']),
                                  *power)
-    return Row('fits', i, entry, entry['name'], 1, max(cvs), '; '.join(
-        dict.fromkeys(sources)), rates, det)
+    return Row('fits', i, entry, entry['name'], 1, max(cvs), source, rates,
+               det)
 
 
 def night(audit, stress=False):
-    '''The night's family-wise false-alarm rate (independent judgements),
-    at the assumed noise or at the stress.'''
-    return 1 - math.prod(1 - (r.night_stress if stress else r.night_rate)
-                         for r in audit)
+    '''The night's family-wise false-alarm rate (independent judgements,
+    each case of an absolute entry one), at the assumed noise or stress.'''
+    return 1 - math.prod((1 - (r.stress_rate if stress else r.rate))
+                         ** r.cases for r in audit)
 
 
 def enforce(ref):
-    '''Refuse the first judgement of ``ref`` over its budget or unable to
-    fail, and a night over budget, unless a waiver says why.'''
+    '''Refuse a judgement or a night over budget, or unable to fail, of
+    ``ref`` unless a waiver says why; the audit.'''
     try:
         audit = rows(ref)
     except Unknown as err:

@@ -1,6 +1,6 @@
-'''The noise model of the audit: a value that is its expected value times
-log-normal noise, judged against its bounds; closed form for one value (an
-absolute figure, a ratio), a seeded simulation for a fit over a sweep.'''
+'''The audit's noise model: a value is its expected value times log-normal
+noise, judged against its bounds; closed form for one value, a seeded
+simulation for a fit over a sweep.'''
 
 import math
 import statistics
@@ -11,7 +11,7 @@ import numpy as np
 from iogap.core import stats
 from iogap.core.figures import LOWER
 
-#: Simulated nights per fit (a fifth of them for the detection) (the rate's standard error at 1 %: 0.1 %)
+#: Simulated nights per fit, a fifth for the detection (s.e. at 1 %: 0.1 %)
 NIGHTS = 10000
 
 #: Regressions searched: fractions of the figure, up to a 10x latency
@@ -49,11 +49,6 @@ def _fail_rate(expected, s, lo, hi):
     return rate
 
 
-def _first_caught(ds, caught, power):
-    hits = np.nonzero(caught >= power)[0]
-    return float(ds[hits[0]]) if hits.size else None
-
-
 def lognormal(entry, expected, s, sides, power, stress):
     '''``((rate, rate at stress x s), detection)`` of a value ``expected *
     exp(s Z)``; ``sides``: ``[(label, better, exponent)]`` (+1 numerator,
@@ -65,24 +60,27 @@ def lognormal(entry, expected, s, sides, power, stress):
     for label, better, exponent in sides:
         ds = _LOWER_D if better == LOWER else _HIGHER_D
         shifted = expected * _worse(better, ds) ** exponent
-        d = _first_caught(ds, _fail_rate(shifted, s, lo, hi), power)
+        hits = np.nonzero(_fail_rate(shifted, s, lo, hi) >= power)[0]
+        d = float(ds[hits[0]]) if hits.size else None
         if d is not None and (best is None or d < best[0]):
             best = (d, label)
     return rate, best
 
 
-#: Where a fit's figure regresses: weight of each point, from x in [0, 1]
-#: along the sweep; "does not depend" is broken by a low-end drop, a
-#: rising fit by a high-end one, an intercept by a drop everywhere
-_WEIGHTS = {'change_bound': lambda u: 1 - u, 'slope_p': lambda u: u,
-            'r2': lambda u: u, 'slope': lambda u: u,
-            'intercept': lambda u: np.ones_like(u)}
+#: Where a fit's figure regresses: each point's weight from x in [0, 1]
+#: along the sweep, and where; "does not depend" is broken by a low-end
+#: drop, a rising fit by a high-end one, an intercept by a drop everywhere
+_REGRESSES = {'change_bound': (lambda u: 1 - u, 'at the lowest clock'),
+              'slope_p': (lambda u: u, 'at the highest clock'),
+              'r2': (lambda u: u, 'at the highest clock'),
+              'slope': (lambda u: u, 'at the highest clock'),
+              'intercept': (np.ones_like, 'at every clock')}
 
 
 def simulated(entry, xs, line, cvs, better, power, stress):
     '''``((rate, rate at stress x cvs), detection)`` of a fit over ``xs``:
-    the healthy figure is ``line`` (intercept, slope) times log-normal
-    noise of ``cvs`` per point, drawn from a seed of the entry's name.'''
+    ``line`` (intercept, slope) times log-normal noise of ``cvs`` per
+    point, seeded by the entry's name.'''
     x = np.asarray(xs, dtype=float)
     mean = line[0] + line[1] * x
     rng = np.random.default_rng(zlib.crc32(entry['name'].encode()))
@@ -99,7 +97,8 @@ def simulated(entry, xs, line, cvs, better, power, stress):
             bad |= value > hi
         return bad.mean()
 
-    weights = _WEIGHTS[entry['stat']]((x - x.min()) / np.ptp(x))
+    weigh, where = _REGRESSES[entry['stat']]
+    weights = weigh((x - x.min()) / np.ptp(x))
     sub = healthy[:NIGHTS // 5]
     top = 9.0 if better == LOWER else 0.99
     caught = None
@@ -111,23 +110,14 @@ def simulated(entry, xs, line, cvs, better, power, stress):
                 high = mid
             else:
                 low = mid
-        caught = (round(high, 3), f'{entry["var"]}, '
-                  f'{_FIT_REGRESSION[entry["stat"]]}')
+        caught = (round(high, 3), f'{entry["var"]}, {where}')
     return (failing(healthy), failing(mean * np.exp(stress * z))), caught
 
 
-_FIT_REGRESSION = {'change_bound': 'at the lowest clock',
-                   'slope_p': 'at the highest clock',
-                   'r2': 'at the highest clock',
-                   'slope': 'at the highest clock',
-                   'intercept': 'at every clock'}
-
-
 def band_from_noise(row, alpha, stress=1.0):
-    '''The bounds ``[lower, upper]`` (relative, as in ``ref``) that a
-    judgement of this noise fails on ``alpha`` of healthy nights should the
-    noise be ``stress`` times it, keeping the sides it judges (each side
-    gets its share of ``alpha``).'''
+    '''The relative bounds ``[lower, upper]`` of the sides ``row`` judges
+    that fail ``alpha`` of healthy nights (split between the sides) at
+    ``stress`` times its noise.'''
     _, lower, upper = row.entry['ref']
     sides = (lower is not None) + (upper is not None)
     z = _PHI.inv_cdf(1 - alpha / sides)

@@ -1,8 +1,8 @@
-'''What a judgement's audit reads from the reference file: the noise of
-each figure it judges (its entry's, else the file's defaults), the points
-of a fit and the cases each absolute entry judges.'''
+'''What a judgement's audit reads from the reference file: each figure's
+noise, a fit's points, the cases each absolute entry judges.'''
 
 import fnmatch
+from collections import Counter
 
 from iogap.core import registry
 from iogap.core.cases import runs_on
@@ -32,8 +32,7 @@ def figure_noise(ref, test, partition, params, var):
 
 
 def matches(item, test, partition, params):
-    '''Whether an entry's (or a default's) test (a glob), partition and
-    params select the case ``test`` on ``partition`` with ``params``.'''
+    '''Whether an entry or a default (its test a glob) selects a case.'''
     given = item.get('params') or {}
     return fnmatch.fnmatchcase(test, item.get('test', '*')) and \
         item.get('partition', partition) == partition and \
@@ -69,7 +68,4 @@ def absolute_cases(ref):
     '''``{id(entry): cases judged}``: the most specific entry wins a case.'''
     winner = most_specific(ref.data['absolute'], lambda e: ref.partitions[
         e['partition']].detectable())
-    counts = {}
-    for entry in winner.values():
-        counts[id(entry)] = counts.get(id(entry), 0) + 1
-    return counts
+    return dict(Counter(id(entry) for entry in winner.values()))

@@ -1,13 +1,6 @@
-'''Print the false-alarm budget of reference files.
-
-    iogap audit reference/cori.yaml [...]
-    iogap audit --markdown reference/*.yaml > docs/audit.md
-
-Per judgement: its bound, the noise it assumes and where that comes from,
-its false-alarm rate per night, the smallest regression it catches 9 nights
-in 10; per file the night's family-wise rate. Exit status 1 when a file
-exceeds its budget (the reason is printed, as loading it would say).
-'''
+'''Print the false-alarm budget of reference files (``iogap audit``): per
+judgement its bound, assumed noise, false alarms and the smallest regression
+it catches 9 nights in 10; exit status 1 when a file exceeds its budget.'''
 
 import math
 import os
@@ -36,15 +29,12 @@ def percent(rate):
 
 
 def caught(detects):
-    if detects is None:
-        return 'never'
-    d, what = detects
-    return f'{100 * d:.3g} % ({what})'
+    return 'never' if detects is None else \
+        f'{100 * detects[0]:.3g} % ({detects[1]})'
 
 
 def load(path):
-    '''The reference file at ``path``, checked but not enforced, with its
-    audit.'''
+    '''The reference file at ``path``, checked but not enforced; its audit.'''
     ref = references.unenforced(path)
     return ref, audit.rows(ref)
 
@@ -71,8 +61,7 @@ HEAD = ['judgement', 'bound', 'noise', 'false alarms / night',
 
 
 def over_nights(ref, row):
-    '''An effect's bound and the nights it needs, as the table shows
-    them.'''
+    '''An effect's bound and the nights it needs, as the table shows them.'''
     limits = audit.budget(ref)
     entry = row.entry
     limit = math.exp(effects.threshold(entry, row.noise, limits['effect'],
@@ -121,8 +110,7 @@ def markdown(paths):
            '*cases*: the cases it judges a night (0: none this profile '
            'runs).', '']
     for path in paths:
-        # One process per file: the families' parameters are derived from
-        # the first profile a process loads
+        # a process derives the families' parameters from its first profile
         proc = subprocess.run([sys.executable, '-m', 'iogap', 'audit',
                                '--section', path], capture_output=True,
                               text=True)
