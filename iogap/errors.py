@@ -1,5 +1,5 @@
-'''Errors that reach the user as one line, never as a traceback, and the
-exit statuses every command keeps.'''
+'''Errors that reach the user as one line, never a traceback, and the exit
+statuses every command keeps.'''
 
 from reframe.core.exceptions import ReframeError
 
@@ -13,9 +13,7 @@ class IogapError(ReframeError):
 
 
 class Located:
-    '''An error in a file a user writes: ``path:line: message``; the
-    path, the line (``None`` where none is known), the key it is in and
-    the bare message are kept, to be placed where they are known.'''
+    '''An error in a file a user writes: ``path:line: message``.'''
 
     def __init__(self, message, path=None, line=None, key=None):
         self.bare, self.path, self.line, self.key = message, path, line, key
@@ -28,8 +26,7 @@ class Located:
 
 
 class ProfileError(Located, IogapError):
-    '''A system profile is unusable; the message names system, partition
-    and key, and the file and line where one is known.'''
+    '''A system profile is unusable: system, partition, key, file, line.'''
 
 
 class ScratchError(IogapError):
@@ -37,10 +34,8 @@ class ScratchError(IogapError):
 
 
 class ReferenceFileError(Located, IogapError):
-    '''A reference file is malformed; the message names file, line, key and
-    value.'''
+    '''A reference file is malformed: file, line, key and value.'''
 
 
 class Unreachable(IogapError):
-    '''A source the command needs cannot be reached (no network, no
-    answer): it says so in one line, and what can run without it does.'''
+    '''A source the command needs cannot be reached; the rest still runs.'''

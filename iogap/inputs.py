@@ -1,13 +1,6 @@
-'''What a user types: the values of command-line options and environment
-variables, each checked by one function here, the same for an option and
-for the variable a pipeline sets instead.
-
-A check takes the text and returns the value, or raises ``ValueError``
-saying what is wrong and how to mend it. :func:`option` makes it an
-argparse ``type=``; :func:`env` reads a variable through it and names the
-variable in the :class:`~iogap.errors.IogapError` it raises. :class:`Parser`
-reports a bad option in one line, not argparse's usage block.
-'''
+'''What a user types, as an option or as a pipeline's variable: one check
+each, returning the value or raising ``ValueError`` that says how to mend it
+(:func:`option`, :func:`env`); :class:`Parser` errs in one line.'''
 
 import argparse
 import datetime
@@ -20,8 +13,7 @@ from iogap.errors import IogapError
 
 
 def number(text, what='a number', example=''):
-    '''A finite number above 0 (``nan``, ``inf``, ``0`` and ``-5`` are
-    mistakes, not budgets).'''
+    '''A finite number above 0 (``nan``, ``inf``, ``0``, ``-5`` are not).'''
     example = f' ({example})' if example else ''
     try:
         value = float(text)
@@ -45,17 +37,21 @@ def count(text, least=1):
     return value
 
 
+def _share(text):
+    try:
+        return '%', number(text[:-1]) / 100
+    except ValueError:
+        raise ValueError(f'{text!r}: give a share of the full night '
+                         f'above 0%') from None
+
+
 def node_hours(text):
     '''``200``, ``40%`` (of the full night) or ``knl=100,haswell=80``:
     ``{partition or '*': value}``, a share as ``('%', share)``.'''
     form = 'e.g. 200, 40% or knl=100,haswell=80'
     text = str(text).strip()
     if text.endswith('%'):
-        try:
-            return {'*': ('%', number(text[:-1], 'a share', form) / 100)}
-        except ValueError:
-            raise ValueError(f'{text!r}: give a share of the full night '
-                             f'above 0%') from None
+        return {'*': _share(text)}
     found = {}
     for item in text.split(','):
         part, _, value = item.strip().rpartition('=')
@@ -70,15 +66,10 @@ def node_hours(text):
 
 
 def duration(text):
-    '''Seconds of ``90s``, ``20m``, ``2h`` or ``90``; a share (``40%``)
-    as ``('%', share)``.'''
+    '''Seconds of ``90s``, ``20m``, ``2h``, ``90``; a share as ``('%', x)``.'''
     text = str(text).strip()
     if text.endswith('%'):
-        try:
-            return '%', number(text[:-1]) / 100
-        except ValueError:
-            raise ValueError(f'{text!r}: give a share of the full night '
-                             f'above 0%') from None
+        return _share(text)
     m = re.fullmatch(r'(\d+(?:\.\d+)?)([smh]?)', text)
     if not m:
         raise ValueError(f'{text!r} is not a wall time: give e.g. 90s, 20m, '
@@ -121,8 +112,7 @@ def words(text):
 
 
 def name(text):
-    '''A name that is also a file name: letters, digits, ``_.-`` and the
-    ``+`` that joins partitions in a split night's job (``knl+haswell``).'''
+    '''A file name: letters, digits, ``_.-`` and ``+`` (``knl+haswell``).'''
     if not re.fullmatch(r'[A-Za-z0-9_][A-Za-z0-9_.+-]*', str(text)):
         raise ValueError(f'{text!r}: give a name of letters, digits and '
                          f'_.+- (it names a directory)')
@@ -154,9 +144,8 @@ def directory(text):
 
 
 def node_state(text):
-    '''``1`` (yes), or the Slurm node state(s) a sweep takes
-    (``idle|idle+reserved``); an "off" word is a mistake: the variable is
-    unset to sweep nothing (a pipeline runs the sweep when it is set).'''
+    '''``1``, or the Slurm node states a sweep takes (``idle|reserved``);
+    "off" is refused: a pipeline sweeps whenever the variable is set.'''
     if text.strip().lower() in ('0', 'no', 'false', 'off'):
         raise ValueError(f'{text!r}: to sweep no node, leave it unset (the '
                          f'sweep job runs whenever it is set); give 1 or a '
@@ -201,8 +190,8 @@ def option(check):
 
 
 def env(environ, var, check, default=None):
-    '''``check`` of ``environ[var]``, or ``default`` when it is unset or
-    empty; a bad value is an :class:`IogapError` naming ``var``.'''
+    '''``check`` of ``environ[var]`` (``default`` when unset or empty); a
+    bad value is an :class:`IogapError` naming ``var``.'''
     text = environ.get(var)
     if text is None or not text.strip():
         return default
@@ -213,8 +202,7 @@ def env(environ, var, check, default=None):
 
 
 class Parser(argparse.ArgumentParser):
-    '''argparse, whose mistakes are one line: the prog, what is wrong, and
-    where the usage is.'''
+    '''argparse, whose mistakes are one line, not a usage block.'''
 
     def error(self, message):
         self.exit(2, f'{self.prog}: {message} ({self.prog} --help for '

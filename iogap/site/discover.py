@@ -1,13 +1,6 @@
-'''What a Slurm cluster says of itself, asked from a login node.
-
-``scontrol`` gives the partitions, their nodes and the nodes' features and
-the controller's settings; one job step per partition (``srun -N1`` on one
-of its nodes) reads the node itself: ``lscpu``, the CPU clocks cpufreq
-offers, the file system under the scratch root (``findmnt``, ``lfs df``),
-whether the job may drop caches, and the MPI and HDF5 it finds. Core
-specialization and ``--cpu-freq`` are tried for real, each in a step of
-its own. Every command that fails stops the discovery in one line.
-'''
+'''What a Slurm cluster says of itself, from a login node: scontrol, and one
+``srun -N1`` step per partition for the node itself, core specialization and
+``--cpu-freq`` tried for real. A failed command stops it in one line.'''
 
 import re
 import shlex
@@ -50,7 +43,6 @@ def run(cmd, timeout=300):
         said = (proc.stderr.strip() or proc.stdout.strip() or
                 f'exit code {proc.returncode}').splitlines()[-1]
         raise ProfileError(f'{shlex.join(cmd)} failed: {said}')
-
     return proc.stdout
 
 
@@ -75,14 +67,12 @@ def sections(text):
             current = found.setdefault(line[3:].strip(), [])
         elif current is not None and line.strip():
             current.append(line.strip())
-
     return found
 
 
 def within_slurm(proc, nodes):
-    '''``proc`` (from lscpu) cut to the CPUs Slurm gives a job on the
-    least of ``nodes`` (their scontrol records), where that is fewer: a
-    node confined to a cpuset or a container sees the host's CPUs.'''
+    '''``proc`` (from lscpu) cut to the CPUs Slurm gives a job on the least
+    of ``nodes``: a node in a cpuset or a container sees the host's CPUs.'''
     try:
         least = min(nodes, key=lambda n: int(n['CPUTot']))
         cpus, sockets = int(least['CPUTot']), int(least['Sockets'])
@@ -106,7 +96,6 @@ def lscpu(lines):
         threads = int(info['Thread(s) per core'])
     except (KeyError, ValueError) as err:
         raise ProfileError(f'lscpu on the node gave no {err}') from None
-
     return {'arch': info.get('Architecture', ''), 'num_cpus': cores * threads,
             'num_cpus_per_core': threads, 'num_sockets': sockets,
             'num_cpus_per_socket': cores * threads // sockets,
@@ -116,11 +105,7 @@ def lscpu(lines):
 def mpi_type(listing):
     '''srun's MPI plugin for the tools: PMIx, else PMI-2, else none.'''
     names = re.findall(r'^\s*(\w+)\s*$', listing, re.M)
-    for want in ('pmix', 'pmi2'):
-        if want in names:
-            return want
-
-    return None
+    return next((want for want in ('pmix', 'pmi2') if want in names), None)
 
 
 class Cluster:
@@ -135,11 +120,10 @@ class Cluster:
         self.mpi = mpi_type(run(['srun', '--mpi=list']))
 
     def chosen(self, wanted):
-        '''The partitions named in ``wanted`` (comma-separated), each up,
-        else every partition that is up; a wrong name is refused before
-        any step runs.'''
+        '''The partitions named in ``wanted`` (comma-separated), each up, else
+        every one that is up; a wrong name is refused before any step runs.'''
         up = [p['PartitionName'] for p in self.partitions]
-        wrong = [n for n in (wanted or '').split(',') if wanted and n not in up]
+        wrong = [n for n in wanted.split(',') if n not in up] if wanted else []
         if wrong:
             raise ProfileError(f'--partitions {wanted}: '
                                f'{", ".join(map(repr, wrong))} is not a '
@@ -157,13 +141,11 @@ class Cluster:
 
     def features_of(self, partition):
         '''Node features every node of the partition has.'''
-        sets = [set(n.get('AvailableFeatures', '').split(',')) - {'(null)',
-                                                                   ''}
-                for n in self.nodes_of(partition)]
+        sets = [set(n.get('AvailableFeatures', '').split(','))
+                - {'(null)', ''} for n in self.nodes_of(partition)]
         return sorted(set.intersection(*sets)) if sets else []
 
-    def step(self, partition, *command, options=(), timeout=300,
-             minutes=5):
+    def step(self, partition, *command, options=(), timeout=300, minutes=5):
         '''stdout of a one-task step on one node of ``partition``.'''
         mpi = [f'--mpi={self.mpi or "none"}']
         return run(['srun', '-p', partition, '-N1', '-n1', '-t',
@@ -175,8 +157,7 @@ class Cluster:
                                   'probe', scratch))
 
     def core_spec_works(self, partition):
-        '''A job may reserve a core (AllowSpecResourcesUsage, and a step
-        that asks for it runs).'''
+        '''A job may reserve a core: allowed, and a step asking for it runs.'''
         if not self.allows('AllowSpecResourcesUsage'):
             return False
         try:

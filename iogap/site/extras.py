@@ -1,10 +1,5 @@
-'''What a partition of a system profile may say: features and extras.
-
-Every feature names the extras and resources it needs; every extra has a
-JSON schema, a default and a description. The configuration is checked
-against them when it loads (one line naming system, partition and key), and
-``iogap profile`` prints the tables of docs/profile.md.
-'''
+'''A profile checked against :mod:`iogap.site.vocabulary` when it loads (one
+line naming system, partition and key), and the tables of docs/profile.md.'''
 
 import difflib
 import math
@@ -16,9 +11,8 @@ from iogap.errors import ProfileError
 from iogap.site import source
 from iogap.site.vocabulary import _STR_LIST, EXTRAS, FEATURES, POSITIVE
 
-# JSON's integers: 1.2e6 is a float, not a clock of 1200000 kHz; JSON's
-# numbers: nan and inf are none (a nan bandwidth plans nothing); a tuple
-# is a list
+# JSON's types: 1.2e6 is a float, not a clock in kHz; nan and inf are no
+# number (a nan bandwidth plans nothing); a tuple is a list
 _Validator = jsonschema.validators.extend(
     jsonschema.Draft7Validator,
     type_checker=jsonschema.Draft7Validator.TYPE_CHECKER.redefine_many({
@@ -29,21 +23,14 @@ _Validator = jsonschema.validators.extend(
         'array': lambda _, value: isinstance(value, (list, tuple))}))
 
 _VALIDATOR = _Validator({
-    'type': 'object',
-    'additionalProperties': False,
+    'type': 'object', 'additionalProperties': False,
     'required': ['scratch_root'],
-    'properties': {k: s for k, (s, _, _) in EXTRAS.items()},
-})
+    'properties': {k: s for k, (s, _, _) in EXTRAS.items()}})
 
-#: The hardware a partition's ``processor`` entry must give (``lscpu`` on a
-#: compute node): cores come from it, not from extras
-_PROCESSOR = _Validator({
-    'type': 'object',
-    'required': ['num_cpus', 'num_cpus_per_core', 'num_sockets',
-                 'num_cpus_per_socket'],
-    'properties': {k: POSITIVE for k in ('num_cpus', 'num_cpus_per_core',
-                                     'num_sockets', 'num_cpus_per_socket')},
-})
+#: What a partition's ``processor`` must give (cores come from it)
+_CPUS = ['num_cpus', 'num_cpus_per_core', 'num_sockets', 'num_cpus_per_socket']
+_PROCESSOR = _Validator({'type': 'object', 'required': _CPUS,
+                         'properties': {k: POSITIVE for k in _CPUS}})
 
 _NAME = {'type': 'string', 'minLength': 1}
 _NAMED = {'type': 'object', 'required': ['name'],
@@ -56,8 +43,7 @@ _SYSTEM_SHAPE = {'type': 'object', 'required': ['name', 'partitions'],
                      'type': 'array', 'minItems': 1,
                      'items': _PARTITION_SHAPE}}}
 
-#: What a system file defines, as far as this package reads it before
-#: ReFrame checks the configuration
+#: What this package reads of a system file before ReFrame checks it
 _FILE = _Validator({
     'type': 'object', 'required': ['site_configuration'],
     'properties': {
@@ -84,13 +70,11 @@ def _fix(err):
     if err.validator == 'type' and isinstance(value, float) and \
             value.is_integer() and 'integer' in str(err.validator_value):
         return f' (write the integer {int(value)})'
-
     return ''
 
 
 def _keys(err):
-    '''The keys down to a schema error, and the innermost one named (where
-    its line is looked up).'''
+    '''The keys down to a schema error, and the innermost named one.'''
     keys = [str(p) for p in err.absolute_path]
     return keys, next((k for k in reversed(keys) if not k.isdigit()), None)
 
@@ -115,8 +99,7 @@ def _schema_error(where, what, validator, data):
 
 
 def validate_file(path, module):
-    '''Raise a one-line :class:`ProfileError` unless the globals of a
-    system file define what this package reads of it.'''
+    '''Refuse a system file whose globals lack what this package reads.'''
     for err in sorted(_FILE.iter_errors(module), key=str):
         keys, named = _keys(err)
         raise ProfileError(f'{".".join(keys) or "the file"}: {err.message}: '
@@ -126,8 +109,7 @@ def validate_file(path, module):
 
 
 def validate_partition(system, part):
-    '''Raise a one-line :class:`ProfileError` for the first problem of a
-    partition's processor, features, resources or extras.'''
+    '''Refuse a partition's first problem (extras, processor, features).'''
     where = f'system {system}, partition {part["name"]}'
     extras = part.get('extras', {})
     _schema_error(where, 'extras', _VALIDATOR, extras)
@@ -137,7 +119,6 @@ def validate_partition(system, part):
                            f'socket from `lscpu` on a compute node (or '
                            f'{GENERATE})', key='name')
     _schema_error(where, 'processor', _PROCESSOR, part['processor'])
-
     resources = {r['name'] for r in part.get('resources', [])}
     own = set(extras.get('site_features', []))
     for feature in part.get('features', []):
@@ -160,12 +141,10 @@ def validate_partition(system, part):
             if res not in resources:
                 raise ProfileError(f'{where}: feature +{feature} needs a '
                                    f'{res!r} resource', key=feature)
-
     if ('multinode' in part.get('features', []) and
             extras.get('max_nodes', 1) < 2):
         raise ProfileError(f'{where}: feature +multinode needs '
                            f'extras["max_nodes"] >= 2', key='multinode')
-
     overlay = extras.get('spack_overlay')
     path = os.path.join(SPACK_DIR, f'{overlay}.yaml')
     if overlay and not os.path.exists(path):
@@ -184,12 +163,10 @@ def markdown():
         need = ', '.join([f'`{k}`' for k in keys] +
                          [f'resource `{r}`' for r in res]) or '-'
         lines.append(f'| `+{name}` | {need} | {doc} |')
-
     lines += ['', '| extra | default | needed by | meaning |',
               '|---|---|---|---|']
     for key, (_, dflt, doc) in EXTRAS.items():
         dflt = 'required' if key == 'scratch_root' else f'`{dflt!r}`'
         need = ', '.join(f'`+{f}`' for f in needed[key]) or '-'
         lines.append(f'| `{key}` | {dflt} | {need} | {doc} |')
-
     return '\n'.join(lines) + '\n'

@@ -1,11 +1,6 @@
-'''iogap profile new <system>: a site's profile from the cluster.
-
-Run on a login node. Asks Slurm and one node of every partition
-(:mod:`iogap.site.discover`), writes ``systems/<system>.py`` and
-``systems/spack/<system>.yaml``, loads the profile back through the schema
-(a profile that would not load is not left behind), and prints the one
-command that runs the first baseline.
-'''
+'''``iogap profile new <system>``, on a login node: a profile and its Spack
+overlay from what Slurm and a node of each partition say, loaded back before
+it is kept (one that would not load is not left behind).'''
 
 import os
 import re
@@ -29,14 +24,12 @@ def clocks(available, limit=NEVER_FASTER_THAN):
     found = sorted({int(v) for v in available})
     if len(found) <= limit:
         return found
-
     step = (len(found) - 1) / (limit - 1)
     return sorted({found[round(i * step)] for i in range(limit)})
 
 
 def partition(cluster, name, args, notes):
-    '''A partition's entry, and its probe; what was found is said in
-    ``notes``.'''
+    '''A partition's entry and its probe; what was found goes in ``notes``.'''
     probe = cluster.probe(name, args.scratch)
     proc, cores, nodes = processor(cluster, name, probe, notes)
     features, extras = node_features(probe, proc, nodes, args.scratch)
@@ -44,18 +37,15 @@ def partition(cluster, name, args, notes):
            for p in ('affinity', 'cgroup')):
         features.append('cpubind')
         extras['cpu_bind_options'] = ['--cpu-bind=cores']
-
     resources = []
     if cluster.core_spec_works(name):
         features.append('corespec')
-        resources = [{'name': 'core_spec',
-                      'options': ['--core-spec={cores}']}]
+        resources = [{'name': 'core_spec', 'options': ['--core-spec={cores}']}]
         extras['core_spec_cores'] = max(1, min(4, cores // 4))
     else:
         notes.append(f'{name}: no +corespec (AllowSpecResourcesUsage='
                      f'{cluster.config.get("AllowSpecResourcesUsage", "?")}'
                      f', or a --core-spec=1 step was refused)')
-
     sweep = clock_sweep(cluster, name, probe, notes)
     if sweep:
         features.append('cpufreq')
@@ -137,7 +127,6 @@ def clock_sweep(cluster, name, probe, notes):
     if len(sweep) > 1 and applied and \
             abs(applied - sweep[0]) <= 0.05 * sweep[0]:
         return sweep
-
     notes.append(f'{name}: no +cpufreq (' + (
         'the node exposes no cpufreq clocks' if not sweep else
         f'a --cpu-freq={sweep[0]} step ran at {applied or "?"} kHz') + ')')
@@ -145,12 +134,10 @@ def clock_sweep(cluster, name, probe, notes):
 
 
 def site_extras(args, cluster, cores):
-    extras = {'spack_overlay': args.system, 'build_cpus': min(cores, 16),
-              'mpi_type': cluster.mpi}
-    for key in ('account', 'qos', 'reservation'):
-        if getattr(args, key):
-            extras[key] = getattr(args, key)
-    return extras
+    keys = ('account', 'qos', 'reservation')
+    return {'spack_overlay': args.system, 'build_cpus': min(cores, 16),
+            'mpi_type': cluster.mpi,
+            **{k: getattr(args, k) for k in keys if getattr(args, k)}}
 
 
 def write(args):
@@ -170,11 +157,9 @@ def write(args):
         say(f'probing a node of {name}')
         part, probes[name] = partition(cluster, name, args, notes)
         parts.append(part)
-
     where = overlay.path(args.system)
-    made = overlay.write(where, cluster, names[0], probes[names[0]],
-                         args.spack_root)
-    notes.append(made)
+    notes.append(overlay.write(where, cluster, names[0], probes[names[0]],
+                               args.spack_root))
     text = render.profile(args, cluster, parts, notes)
     with open(path, 'w') as fp:
         fp.write(text)
@@ -185,7 +170,6 @@ def write(args):
     except Exception:
         os.remove(path)
         raise
-
     for note in notes:
         say(note)
     say(f'wrote {path} and {where}; the profile loads')

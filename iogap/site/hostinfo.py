@@ -1,8 +1,5 @@
-'''Facts about the machine a profile runs on, detected rather than assumed.
-
-Used by ``systems/generic.py`` (and the local two-partition profile) so a
-laptop or CI runner gets a correct profile with no edits.
-'''
+'''Facts about the host a profile runs on, detected rather than assumed, so
+that a laptop or CI runner gets a correct profile with no edits.'''
 
 import getpass
 import glob
@@ -16,6 +13,12 @@ SCRATCH_ENV = 'IOGAP_SCRATCH'
 
 #: File systems held in memory: no device for direct I/O to reach
 MEMORY_FS = ('tmpfs', 'ramfs')
+
+#: File systems known to refuse O_DIRECT (or to reach no device with it)
+NO_ODIRECT = MEMORY_FS + ('overlay', 'fuse', 'fuse.sshfs', '9p', 'vboxsf')
+
+#: The parallel HDF5 builds' configuration summaries (h5pcc -showconfig)
+HDF5_SETTINGS = '/usr/lib/*/hdf5/*/lib/libhdf5*.settings'
 
 
 def cpus():
@@ -39,34 +42,26 @@ def processor():
                                   max(int(info['cpu cores']), 1), 1)
     except (OSError, ValueError):
         pass
-
-    num_cpus = cpus()
-    num_sockets = max(len(sockets), 1)
-    return {
-        'arch': platform.machine(),
-        'num_cpus': num_cpus,
-        'num_cpus_per_core': threads if num_cpus % threads == 0 else 1,
-        'num_sockets': num_sockets,
-        'num_cpus_per_socket': max(num_cpus // num_sockets, 1),
-    }
+    num_cpus, num_sockets = cpus(), max(len(sockets), 1)
+    return {'arch': platform.machine(), 'num_cpus': num_cpus,
+            'num_cpus_per_core': threads if num_cpus % threads == 0 else 1,
+            'num_sockets': num_sockets,
+            'num_cpus_per_socket': max(num_cpus // num_sockets, 1)}
 
 
 def mpi_flavour():
-    '''``'openmpi'``, ``'mpich'``, ``'other'`` or ``None`` (no mpirun),
-    from where mpirun leads, without running it.'''
+    '''``'openmpi'``, ``'mpich'``, ``'other'`` or ``None`` (no mpirun), from
+    where mpirun leads, without running it.'''
     mpirun = shutil.which('mpirun')
     if not mpirun:
         return None
-
-    real = os.path.realpath(mpirun)
-    where = os.path.dirname(mpirun)
-    if 'openmpi' in real or 'orterun' in real or 'prterun' in real or \
+    real, where = os.path.realpath(mpirun), os.path.dirname(mpirun)
+    if any(w in real for w in ('openmpi', 'orterun', 'prterun')) or \
             os.path.exists(os.path.join(where, 'ompi_info')):
         return 'openmpi'
     if 'mpich' in real or 'hydra' in real or \
             os.path.exists(os.path.join(where, 'mpichversion')):
         return 'mpich'
-
     return 'other'
 
 
@@ -76,14 +71,8 @@ def has_parallel_hdf5():
                 os.path.exists('/usr/include/hdf5/mpich/hdf5.h'))
 
 
-#: The parallel HDF5 builds' configuration summaries (``h5pcc -showconfig``
-#: prints the one of its flavour)
-HDF5_SETTINGS = '/usr/lib/*/hdf5/*/lib/libhdf5*.settings'
-
-
 def hdf5_direct_vfd(pattern=HDF5_SETTINGS):
-    '''``(built, reason)``: whether the parallel HDF5 has the direct VFD
-    (``H5Pset_fapl_direct``), read from its configuration summary.'''
+    '''``(built, reason)``: whether the parallel HDF5 has the direct VFD.'''
     for path in sorted(glob.glob(pattern)):
         with open(path, errors='replace') as fp:
             m = re.search(r'^\s*Direct VFD:\s*(\w+)', fp.read(), re.M)
@@ -92,7 +81,6 @@ def hdf5_direct_vfd(pattern=HDF5_SETTINGS):
         if m:
             return False, (f'the parallel HDF5 is built without the direct '
                            f'VFD ({path}: Direct VFD: {m.group(1)})')
-
     return False, 'no parallel HDF5 configuration summary found'
 
 
@@ -101,20 +89,14 @@ def default_scratch_root():
 
 
 def scratch_root():
-    '''``$IOGAP_SCRATCH`` made absolute (a relative path is taken from the
-    directory ReFrame runs in), else the default.'''
+    '''``$IOGAP_SCRATCH`` made absolute where ReFrame runs, else a default.'''
     root = os.environ.get(SCRATCH_ENV)
     return os.path.abspath(root) if root else default_scratch_root()
 
 
-#: File systems known to refuse O_DIRECT (or to reach no device with it)
-NO_ODIRECT = MEMORY_FS + ('overlay', 'fuse', 'fuse.sshfs', '9p', 'vboxsf')
-
-
 def odirect_expected(root):
     '''``(expected, reason)``: whether O_DIRECT should work under ``root``,
-    judged from the file-system type alone (nothing is written here; every
-    direct-mode job probes it for real before measuring).'''
+    from the file-system type alone (each direct-mode job probes it).'''
     fstype = fs_type(root)
     if fstype in MEMORY_FS:
         return False, (f'scratch root {root} is on {fstype} (memory): direct '
@@ -123,7 +105,6 @@ def odirect_expected(root):
     if fstype in NO_ODIRECT or fstype.startswith('fuse'):
         return False, (f'scratch root {root} is on {fstype}, which refuses '
                        f'O_DIRECT; set {SCRATCH_ENV} to a local disk')
-
     return True, f'O_DIRECT expected to work on {fstype} at {root}'
 
 
@@ -139,7 +120,6 @@ def fs_type(path):
                     best = (mnt, fstype)
     except OSError:
         pass
-
     return best[1]
 
 

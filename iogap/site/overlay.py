@@ -1,13 +1,5 @@
-'''A system's Spack overlay, ``systems/spack/<system>.yaml``: what the
-partition's nodes provide, as Spack externals, so that Spack builds only
-the benchmarks.
-
-With a Spack, ``spack external find`` runs in a job on the partition (its
-configuration and caches in a directory of the job's own, removed after).
-Without one, the tools the node probe found (Open MPI, parallel HDF5,
-coreutils) are written as externals with their versions and prefixes, and
-the overlay says so.
-'''
+'''A system's Spack overlay: the nodes' own tools as externals, so that Spack
+builds only the benchmarks (``spack external find``, or the node probe).'''
 
 import os
 import re
@@ -20,6 +12,7 @@ from iogap.site import profile
 PACKAGES = ('openmpi', 'mpich', 'hdf5', 'coreutils', 'numactl', 'autoconf',
             'automake', 'libtool', 'm4', 'gmake', 'perl', 'pkgconf', 'zlib')
 
+#: Run in a job: Spack's configuration and caches in a directory of its own
 FIND = r'''
 t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
 export SPACK_USER_CONFIG_PATH=$t SPACK_USER_CACHE_PATH=$t/cache
@@ -47,9 +40,7 @@ def write(where, cluster, partition, probe, spack_root):
         how = (f'no Spack (IOGAP_SPACK_ROOT, --spack-root): the overlay '
                f'names what the node\'s tools report: '
                f'{", ".join(sorted(packages)) or "nothing"}')
-
-    mpi = 'openmpi' if 'openmpi' in packages else \
-        'mpich' if 'mpich' in packages else None
+    mpi = next((m for m in ('openmpi', 'mpich') if m in packages), None)
     if mpi:
         # Never build an MPI: the benchmarks use the one srun launches
         packages = {'mpi': {'require': mpi, 'buildable': False}, **packages}
@@ -61,39 +52,24 @@ def write(where, cluster, partition, probe, spack_root):
                  f'builds the rest.\n')
         yaml.safe_dump({'packages': packages, 'definitions': [
             {'iogap_arch': ['platform=linux']}]}, fp, sort_keys=False)
-
     return f'overlay from {how}'
 
 
-def _version(lines, pattern):
-    for line in lines:
-        m = re.search(pattern, line)
-        if m:
-            return m.group(1)
-    return None
-
-
-def _prefix(lines):
-    tool = next((line for line in lines if line.startswith('/')), None)
-    return os.path.dirname(os.path.dirname(tool)) if tool else None
-
-
 def from_probe(probe):
-    '''Externals from the node probe's tool sections.'''
+    '''Externals (version, prefix) from the node probe's tool sections.'''
     found = {}
     for name, section, pattern, variants in (
             ('openmpi', 'mpirun', r'\(Open MPI\) (\S+)', ''),
-            ('coreutils', 'dd', r'\(GNU coreutils\) (\S+)|\(coreutils\) '
-             r'(\S+)', ''),
+            ('coreutils', 'dd', r'\((?:GNU )?coreutils\) (\S+)', ''),
             ('hdf5', 'h5pcc', r'HDF5 Version: (\S+)', '+mpi')):
         lines = probe.get(section, [])
-        version = next((v for line in lines for m in [re.search(
-            pattern, line)] if m for v in m.groups() if v), None)
-        prefix = _prefix(lines)
-        if version and prefix:
+        version = next((m.group(1) for line in lines
+                        if (m := re.search(pattern, line))), None)
+        tool = next((line for line in lines if line.startswith('/')), None)
+        if version and tool:
+            prefix = os.path.dirname(os.path.dirname(tool))
             found[name] = {'buildable': False, 'externals': [
                 {'spec': f'{name}@{version}{variants}', 'prefix': prefix}]}
-
     return found
 
 

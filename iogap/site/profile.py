@@ -1,13 +1,6 @@
-'''The system profile a run uses, and nothing but it.
-
-``reframe_config.py`` calls :func:`load` once: it picks the system ReFrame
-will pick (``--system``, ``RFM_SYSTEM``, else the first ``HOSTNAMES`` match
-of ``systems/*.py``, the generic profile last), executes only that file,
-checks every partition against :mod:`iogap.site.extras` and fills the
-extras' defaults; then :func:`parametrize` makes the families'
-partition-shaped parameters (processes per node, CPU clocks, ...) span
-that system alone. Imported without a run, they span every profile.
-'''
+'''The system profile a run uses, and nothing but it: :func:`load` runs and
+checks only the file of the system ReFrame will pick, :func:`parametrize`
+makes the families' parameters span it alone (else every profile).'''
 
 import copy
 import functools
@@ -17,32 +10,31 @@ from iogap import inputs
 from iogap.errors import IogapError, ProfileError
 from iogap.site import extras as schema
 from iogap.site import source
-from iogap.site.selection import (
+from iogap.site.selection import (  # noqa: F401 (re-exported)
     GENERIC,
     GENERIC_SYSTEM,
     ROOT,
     SLURM_CONFS,
     SYSTEMS_DIR,
-    hostnames,
-    requested_system,
     select,
-    slurm_conf,
     system_files,
     system_names,
 )
 
 _current = None
-
 #: The system whose partitions the parameters span (see :func:`values`)
 _parametrizing = None
 _spanned = None
-
 #: Partitions the loaded profile left out of this run (its module's
 #: ``OMITTED_PARTITIONS``): references to them are not judged, not refused
 _omitted = []
-
 #: The environment variables the loaded profile reads (its ENVIRONMENT)
 _environment = []
+
+#: Job options every Slurm job of a partition gets from its extras, or the
+#: environment variable that overrides them
+SLURM_OPTIONS = {'account': 'IOGAP_ACCOUNT', 'qos': 'IOGAP_QOS',
+                 'reservation': 'IOGAP_RESERVATION'}
 
 
 class Part:
@@ -65,19 +57,11 @@ class Part:
     def of(cls, partition):
         '''From a ReFrame ``SystemPartition``.'''
         return cls(partition.fullname, partition.features, partition.extras,
-                   partition.processor.num_cores or 1,
-                   partition.resources)
-
-
-#: Job options every Slurm job of a partition gets from its extras, or the
-#: environment variable that overrides them
-SLURM_OPTIONS = {'account': 'IOGAP_ACCOUNT', 'qos': 'IOGAP_QOS',
-                 'reservation': 'IOGAP_RESERVATION'}
+                   partition.processor.num_cores or 1, partition.resources)
 
 
 def _site_options(part, environ):
-    '''Account, QOS, reservation and srun's MPI plugin: profile data (or
-    the environment) turned into the partition's job options.'''
+    '''Account, QOS, reservation and srun's MPI plugin as job options.'''
     extras = part['extras']
     for key, var in SLURM_OPTIONS.items():
         # one word: it becomes a line of the job script
@@ -85,7 +69,6 @@ def _site_options(part, environ):
         extras[key] = value
         if value and 'slurm' in part.get('scheduler', ''):
             part.setdefault('access', []).append(f'--{key}={value}')
-
     if extras['mpi_type']:
         part['env_vars'] = [*part.get('env_vars', []),
                             ['SLURM_MPI_TYPE', extras['mpi_type']]]
@@ -93,9 +76,7 @@ def _site_options(part, environ):
 
 def read(stem, path, environ):
     '''Execute and check one system file: ``(site_configuration fragment,
-    its OMITTED_PARTITIONS, its ENVIRONMENT)``, the extras' defaults
-    filled. A mistake is one line naming the file and, where it can be
-    found, the line.'''
+    OMITTED_PARTITIONS, ENVIRONMENT)``, the extras' defaults filled.'''
     source.hostnames(path)      # as the host's selection reads them
     module = source.run(path)
     schema.validate_file(path, module)
@@ -117,14 +98,12 @@ def read(stem, path, environ):
             for key in schema.EXTRAS:
                 extras.setdefault(key, copy.deepcopy(schema.default(key)))
             _site_options(part, environ)
-
     return fragment, list(module.get('OMITTED_PARTITIONS', [])), \
         list(module.get('ENVIRONMENT', []))
 
 
 def load(argv, environ):
-    '''Load, check and register the selected profile; its
-    ``site_configuration`` fragment.'''
+    '''Load, check and register the selected profile; its fragment.'''
     global _current, _omitted, _environment
     fragment, _omitted, _environment = read(*select(argv, environ), environ)
     _current = fragment['systems'][0]
@@ -132,10 +111,9 @@ def load(argv, environ):
 
 
 def parametrize(system):
-    '''Give the families' partition-shaped parameters the values of
-    ``system`` alone: a run's configuration, and whatever names a run's
-    variants by number (``Family@N``), call this before a check is
-    imported.'''
+    '''Make the partition-shaped parameters span ``system`` alone; a run,
+    and whatever names its variants by number (``Family@N``), calls this
+    before a check is imported.'''
     global _parametrizing
     if _spanned not in (None, system['name']):
         raise IogapError(f'the checks were imported with parameters that '
@@ -161,16 +139,15 @@ def environment():
 
 
 def _parts_of(system):
-    result = []
+    found = []
     for p in system['partitions']:
         proc = p.get('processor', {})
         cores = (proc.get('num_cpus', 1) //
                  max(proc.get('num_cpus_per_core') or 1, 1))
-        result.append(Part(f'{system["name"]}:{p["name"]}',
-                           p.get('features', []), p['extras'], cores,
-                           [r['name'] for r in p.get('resources', [])]))
-
-    return result
+        found.append(Part(f'{system["name"]}:{p["name"]}',
+                          p.get('features', []), p['extras'], cores,
+                          [r['name'] for r in p.get('resources', [])]))
+    return found
 
 
 def parts():
@@ -196,16 +173,12 @@ def _every_shipped_part():
 def values(of):
     '''Sorted union of ``of(part)`` over the partitions the parameters
     span: the run's system (:func:`parametrize`), else every profile in
-    ``systems/``, whichever profile was loaded last, so that importing the
-    library (tests, tools) gives every case of every system, each generated
-    where its constraints allow.'''
+    ``systems/`` (even one loaded), so that importing the library gives
+    every case of every system, each generated where its constraints allow.'''
     global _spanned
     if _parametrizing is not None:
         _spanned, spanned = _parametrizing['name'], _parts_of(_parametrizing)
     else:
         _spanned, spanned = 'every profile', _every_shipped_part()
-    found = set()
-    for part in spanned:
-        found.update(of(part))
-
-    return sorted(found, key=lambda v: (str(type(v)), v))
+    return sorted({v for part in spanned for v in of(part)},
+                  key=lambda v: (str(type(v)), v))

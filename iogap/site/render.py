@@ -21,13 +21,11 @@ def literal(value, indent=0):
     flat = repr(value)
     if len(flat) + indent <= 72 or not isinstance(value, (dict, list)):
         return flat
-
     pad = ' ' * (indent + 4)
     if isinstance(value, dict):
         items = [f'{pad}{k!r}: {literal(v, indent + 4)},'
                  for k, v in value.items()]
         return '{\n' + '\n'.join(items) + '\n' + ' ' * indent + '}'
-
     items = [f'{pad}{literal(v, indent + 4)},' for v in value]
     return '[\n' + '\n'.join(items) + '\n' + ' ' * indent + ']'
 
@@ -48,8 +46,7 @@ def profile(args, cluster, parts, notes):
     body = literal({'systems': [system]})
     body = body.replace("'__HOSTNAMES__'", 'HOSTNAMES').replace(
         "'__SCHEDULER__'", 'SCONTROL' if scontrol else "'slurm'")
-    imports = 'from iogap.site.slurm import SCONTROL\n' if scontrol \
-        else ''
+    imports = 'from iogap.site.slurm import SCONTROL\n' if scontrol else ''
     facts = '\n'.join(f'* {n}' for n in notes)
     return HEADER.format(system=args.system, host=socket.gethostname(),
                          facts=facts, imports=imports,

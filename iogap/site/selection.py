@@ -1,6 +1,6 @@
-'''Which system file a run loads: ``--system`` (or ``RFM_SYSTEM``), else
-the one whose ``HOSTNAMES`` claim this host, else the generic profile,
-unless the host runs a Slurm that no profile claims.'''
+'''Which system file a run loads: ``--system`` (or ``RFM_SYSTEM``), else the
+one whose ``HOSTNAMES`` claim this host, else the generic profile, unless
+the host runs a Slurm that no profile claims.'''
 
 import glob
 import os
@@ -8,16 +8,17 @@ import re
 import socket
 import sys
 
-import iogap
 from iogap.errors import ProfileError
-from iogap.site.source import hostnames
+from iogap.site.source import ROOT, hostnames
 
-ROOT = iogap.HOME
 SYSTEMS_DIR = os.path.join(ROOT, 'systems')
 
 #: The profile that matches any host, tried last, and its system's name
 #: (ReFrame has a builtin system called 'generic')
 GENERIC, GENERIC_SYSTEM = 'generic', 'anyhost'
+
+#: Where a Slurm keeps its configuration when SLURM_CONF does not say
+SLURM_CONFS = ('/etc/slurm/slurm.conf', '/etc/slurm-llnl/slurm.conf')
 
 
 def system_files():
@@ -28,16 +29,14 @@ def system_files():
 
 
 def system_names():
-    '''The systems the profiles define (the generic one's is
-    :data:`GENERIC_SYSTEM`).'''
+    '''The systems the profiles define.'''
     return [GENERIC_SYSTEM if stem == GENERIC else stem
             for stem in system_files()]
 
 
 def claimed(files, hostname):
-    '''``{stem: path}`` of the profiles whose HOSTNAMES match
-    ``hostname``. A profile whose HOSTNAMES cannot be read claims no host,
-    and says so: one broken profile stops no other system.'''
+    '''``{stem: path}`` of the profiles whose HOSTNAMES match ``hostname``;
+    one whose HOSTNAMES cannot be read claims none, and says so.'''
     found = {}
     for stem, path in files.items():
         try:
@@ -50,29 +49,25 @@ def claimed(files, hostname):
     return found
 
 
-def requested_system(argv, environ):
-    '''The system named by ``--system`` (last one wins) or RFM_SYSTEM.'''
-    name = environ.get('RFM_SYSTEM')
+def system_args(argv):
+    '''The values of ``--system`` in ``argv``, in order.'''
     for i, arg in enumerate(argv):
         if arg == '--system' and i + 1 < len(argv):
-            name = argv[i + 1]
+            yield argv[i + 1]
         elif arg.startswith('--system='):
-            name = arg.split('=', 1)[1]
+            yield arg.split('=', 1)[1]
 
+
+def requested_system(argv, environ):
+    '''The system named by ``--system`` (last one wins) or RFM_SYSTEM.'''
+    name = [environ.get('RFM_SYSTEM'), *system_args(argv)][-1]
     return name.split(':')[0] if name else None
-
-
-#: Where a Slurm keeps its configuration when SLURM_CONF does not say
-SLURM_CONFS = ('/etc/slurm/slurm.conf', '/etc/slurm-llnl/slurm.conf')
 
 
 def slurm_conf(environ):
     '''The Slurm configuration this host uses, or ``None``.'''
-    for path in (environ.get('SLURM_CONF'), *SLURM_CONFS):
-        if path and os.path.isfile(path):
-            return path
-
-    return None
+    return next((path for path in (environ.get('SLURM_CONF'), *SLURM_CONFS)
+                 if path and os.path.isfile(path)), None)
 
 
 def _patterns(files):
@@ -86,8 +81,8 @@ def _patterns(files):
 
 
 def select(argv, environ, hostname=None):
-    '''The system file to load: ``(stem, path)``. A host that two profiles
-    claim, or a Slurm host that none claims, is refused in one line.'''
+    '''The system file to load, ``(stem, path)``; a host two profiles claim,
+    or a Slurm host none claims, is refused in one line.'''
     files = system_files()
     wanted = requested_system(argv, environ)
     if wanted == GENERIC:
@@ -111,14 +106,11 @@ def select(argv, environ, hostname=None):
                            f'narrow the patterns, or pass --system')
     if claims:
         return claims.popitem()
-
     conf = slurm_conf(environ)
     if conf:
         raise ProfileError(f'host {hostname} runs Slurm ({conf}) but no '
                            f'profile\'s HOSTNAMES match it '
                            f'({_patterns(files)}): add a pattern, write a '
                            f'profile (iogap profile new <system>), or pass '
-                           f'--system '
-                           f'{GENERIC_SYSTEM} for the generic one')
-
+                           f'--system {GENERIC_SYSTEM} for the generic one')
     return GENERIC, files[GENERIC]

@@ -1,6 +1,5 @@
-'''A system file as its author wrote it: executed, or read without running
-it (``HOSTNAMES``), and every mistake in it one :class:`ProfileError`
-naming the file and the line, and how to mend it.'''
+'''A system file as its author wrote it, executed or (``HOSTNAMES``) only
+read; each mistake in it is one :class:`ProfileError` naming file and line.'''
 
 import ast
 import os
@@ -22,8 +21,7 @@ def shown(path):
 
 
 def key_line(path, key):
-    '''The first line of ``path`` that writes ``key`` (quoted, or as a
-    keyword), or ``None``.'''
+    '''The first line of ``path`` writing ``key`` (quoted or ``key =``).'''
     word = re.escape(key)
     pattern = re.compile(rf'''(['"]){word}\1|\b{word}\s*=''')
     try:
@@ -39,9 +37,15 @@ def _text(path):
         with open(path) as fp:
             return fp.read()
     except (OSError, UnicodeDecodeError) as err:
-        raise ProfileError(f'cannot be read ({getattr(err, "strerror", err)})'
-                           f': a profile is Python text', shown(path)) \
-            from None
+        why = getattr(err, 'strerror', err)
+        raise ProfileError(f'cannot be read ({why}): a profile is Python '
+                           f'text', shown(path)) from None
+
+
+def _syntax(err, path):
+    where = shown(err.filename or path)
+    return ProfileError(f'syntax error: {err.msg}: mend that line (python -m '
+                        f'py_compile {where})', where, err.lineno)
 
 
 def run(path):
@@ -50,9 +54,7 @@ def run(path):
     try:
         return runpy.run_path(path)
     except SyntaxError as err:
-        raise ProfileError(f'syntax error: {err.msg}: mend that line (python '
-                           f'-m py_compile {shown(err.filename or path)})',
-                           shown(err.filename or path), err.lineno) from None
+        raise _syntax(err, path) from None
     except Exception as err:     # a ProfileError a file raises goes as it is
         # the innermost line of a system file (one file may run another)
         systems = os.path.dirname(os.path.abspath(path))
@@ -66,14 +68,11 @@ def run(path):
 
 
 def hostnames(path):
-    '''The module-level ``HOSTNAMES`` of a system file, unexecuted: a list
-    of regular expressions, each checked.'''
+    '''The ``HOSTNAMES`` regular expressions of a system file, unexecuted.'''
     try:
         tree = ast.parse(_text(path), path)
     except SyntaxError as err:
-        raise ProfileError(f'syntax error: {err.msg}: mend that line (python '
-                           f'-m py_compile {shown(path)})', shown(path),
-                           err.lineno) from None
+        raise _syntax(err, path) from None
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(
                 getattr(t, 'id', '') == 'HOSTNAMES' for t in node.targets):

@@ -1,13 +1,13 @@
-'''The words a partition of a system profile is described in: its features
-(what the host can do, and what each needs) and its extras (every key, its
-JSON schema, its default and its meaning). :mod:`iogap.site.extras`
-checks a profile against them.'''
+'''The words a profile's partition is described in: features (what the host
+can do, and what each needs) and extras (JSON schema, default, meaning).'''
 
 from iogap.inputs import TOKEN
 
 _STR_LIST = {'type': 'array', 'items': {'type': 'string'}}
 _SIZE = {'type': 'string', 'pattern': r'^[1-9][0-9]*[kKmMgG]?$'}
 POSITIVE = {'type': 'integer', 'minimum': 1}
+_OPT_COUNT = {'type': ['integer', 'null'], 'minimum': 1}
+_RATE = {'type': 'number', 'exclusiveMinimum': 0}
 _TIME = {'type': ['string', 'null'], 'pattern': r'^\d+[smhd]?$|^\d+:\d\d'}
 #: One word of a job option (a space or newline would start another line)
 _OPT_WORD = {'type': ['string', 'null'], 'pattern': TOKEN}
@@ -62,21 +62,19 @@ EXTRAS = {
     'max_nodes': (POSITIVE, 1, 'nodes a job may span'),
     'ior_block_size': (_SIZE, '1g', 'IOR `-b` per task (study: 1 GB)'),
     'ior_transfer_size': (_SIZE, '1m', 'IOR `-t`'),
-    'ior_max_ppn': ({'type': ['integer', 'null'], 'minimum': 1}, None,
-                    'cap on the processes-per-node sweep (null: the '
-                    'partition\'s cores)'),
+    'ior_max_ppn': (_OPT_COUNT, None, 'cap on the processes-per-node sweep '
+                    '(null: the partition\'s cores)'),
     'ior_ppn_points': ({'type': 'array', 'items': POSITIVE}, [],
                        'processes per node the sweep adds to its powers of '
                        'two, where a study measured them (Cori KNL: 48)'),
     'ior_nodes': ({'type': 'array', 'minItems': 1, 'items': POSITIVE}, [1],
                   'node counts of the IOR and mdtest sweeps'),
     'ior_time_limit': (_TIME, None, 'job time limit of an IOR case'),
-    'ior_collective_nodes': ({'type': ['integer', 'null'], 'minimum': 1},
-                             None, 'nodes of the collective-I/O cases '
-                             '(null: the largest of `ior_nodes`)'),
-    'ior_collective_ppn': ({'type': ['integer', 'null'], 'minimum': 1}, None,
-                           'processes per node of the collective-I/O cases '
-                           '(null: the top of the sweep)'),
+    'ior_collective_nodes': (_OPT_COUNT, None, 'nodes of the collective-I/O '
+                             'cases (null: the largest of `ior_nodes`)'),
+    'ior_collective_ppn': (_OPT_COUNT, None, 'processes per node of the '
+                           'collective-I/O cases (null: the top of the '
+                           'sweep)'),
     'ior_cb_buffer_sizes': ({'type': 'array', 'items': _SIZE}, [],
                             'ROMIO `cb_buffer_size` values to sweep'),
     'mpiio_hints_display': ({'type': 'object', 'additionalProperties':
@@ -116,8 +114,7 @@ EXTRAS = {
     'osu_max_size': (POSITIVE, 4 * 2**20, 'largest point-to-point message, B'),
     'osu_collective_max_size': (POSITIVE, 2**20, 'largest collective message, '
                                 'B'),
-    'osu_iterations': ({'type': ['integer', 'null'], 'minimum': 1}, None,
-                       'OSU `-i` (null: OSU\'s default)'),
+    'osu_iterations': (_OPT_COUNT, None, 'OSU `-i` (null: OSU\'s default)'),
     'osu_warmup': ({'type': ['integer', 'null'], 'minimum': 0}, None,
                    'OSU `-x` (null: OSU\'s default)'),
     'affinity_tasks': (POSITIVE, 4, 'tasks on the under-packed node of the '
@@ -162,20 +159,16 @@ EXTRAS = {
                            'job spends beyond its bytes (start-up, probes, '
                            'calibration), for the cost of a case that never '
                            'ran (`iogap plan`)'),
-    'plan_node_bandwidth': ({'type': 'number', 'exclusiveMinimum': 0}, 500e6,
-                            'bytes/s per node assumed where no reference '
-                            'gives a case\'s bandwidth'),
-    'plan_memory_bandwidth': ({'type': 'number', 'exclusiveMinimum': 0},
-                              5e9, 'bytes/s of dd\'s memory copy (the '
+    'plan_node_bandwidth': (_RATE, 500e6, 'bytes/s per node assumed where no '
+                            'reference gives a case\'s bandwidth'),
+    'plan_memory_bandwidth': (_RATE, 5e9, 'bytes/s of dd\'s memory copy (the '
                               'control) assumed where no reference gives '
                               '`memory_bw`'),
-    'plan_osu_seconds': ({'type': 'number', 'exclusiveMinimum': 0}, 60,
-                         'seconds of each measured run of an OSU case that '
-                         'never ran (an inter-node latency paired with its '
-                         'control runs two a repetition)'),
-    'plan_mdtest_rate': ({'type': 'number', 'exclusiveMinimum': 0}, 2000,
-                         'metadata operations per second per task assumed '
-                         'for an mdtest case that never ran'),
+    'plan_osu_seconds': (_RATE, 60, 'seconds of each measured run of an OSU '
+                         'case that never ran (an inter-node latency paired '
+                         'with its control runs two a repetition)'),
+    'plan_mdtest_rate': (_RATE, 2000, 'metadata operations per second per '
+                         'task assumed for an mdtest case that never ran'),
     'night_node_hours': ({'type': ['number', 'null'], 'exclusiveMinimum':
                           0}, None, 'node-hours the partition gives the '
                          'suite a night: `iogap plan night` and '

@@ -1,14 +1,6 @@
-'''A Spack of the project's own when none is found: the pinned release,
-its sha256 checked, unpacked into the build directory.
-
-The source is :data:`URL` unless ``IOGAP_SPACK_SOURCE`` names another URL
-or a local tarball; either must have the pinned :data:`SHA256`, so a
-mismatch is refused before anything is unpacked. A source that cannot be
-reached (no network, no answer within :data:`TIMEOUT`) is
-:class:`Unreachable`: the caller says so in one line and runs what it can.
-The tarball is unpacked beside its final place and renamed into it only
-when whole, so a failed or interrupted bootstrap leaves nothing half done.
-'''
+'''A Spack of the project's own when none is found: the pinned snapshot from
+:data:`URL` or ``IOGAP_SPACK_SOURCE``, refused before unpacking unless its
+sha256 is :data:`SHA256`, and renamed into place only when whole.'''
 
 import fcntl
 import hashlib
@@ -24,22 +16,19 @@ from iogap import errors
 from iogap.site.spack import own
 from iogap.site.spack.config import SpackError
 
-#: The pinned Spack: the snapshot the stack is built and tested with (a
-#: git archive of this commit, top directory ``spack/``). No upstream
-#: release is that commit, so no release tarball has this sha256; moving
-#: to a release is an edit of these four lines.
+#: The pinned Spack: a git archive of this commit (top directory
+#: ``spack/``), which no upstream release is
 VERSION = '0.23.0.dev0'
 COMMIT = 'e8f8cf8543b31ff6ba81a5ab0e515bc9a4856384'
 SHA256 = 'b146ceb074022a1f59697685d509b146efbbe845e3390c0dec1f1ffd2b76e472'
-#: Where the pinned commit is published (GitHub makes this archive itself,
-#: with another top directory: its bytes are not the snapshot's, and the
-#: checksum refuses it until the pin names a release)
+#: Where the commit is published; GitHub's archive of it has another top
+#: directory, so the checksum refuses it until the pin names a release
 URL = f'https://github.com/manuel-g-castro/spack/archive/{COMMIT}.tar.gz'
 
 #: Seconds to wait for a URL to answer (name lookup included)
 TIMEOUT = 10
 
-#: Where the bootstrapped Spack lives: one directory per pinned version
+#: Where the bootstrapped Spack lives, one directory per pinned version
 BUILD = os.path.join(own.ROOT, 'build')
 ROOT = os.path.join(BUILD, f'spack-{VERSION}')
 STAMP = '.iogap-sha256'
@@ -61,14 +50,13 @@ def bootstrapped():
             whole = fp.read().strip() == SHA256
     except OSError:
         return None
-
     return ROOT if whole and os.access(os.path.join(ROOT, 'bin', 'spack'),
                                        os.X_OK) else None
 
 
 def _open(url):
-    '''The response of ``url``; :data:`TIMEOUT` bounds the whole opening
-    (urlopen's own timeout leaves out the name lookup).'''
+    '''The response of ``url`` within :data:`TIMEOUT`, name lookup included
+    (which urlopen's own timeout leaves out).'''
     box = {}
 
     def opener():
@@ -86,21 +74,18 @@ def _open(url):
     if 'error' in box:
         reason = getattr(box['error'], 'reason', None) or box['error']
         raise Unreachable(f'cannot reach the Spack source {url}: {reason}')
-
     return box['response']
 
 
 def fetch(src, into):
-    '''The path of the tarball ``src`` names: a local file as it is, a URL
-    downloaded into the directory ``into``.'''
+    '''The tarball ``src`` names: a file, or a URL downloaded into ``into``.'''
     if src.startswith('file://') or '://' not in src:
-        path = src[7:] if src.startswith('file://') else src
+        path = src.removeprefix('file://')
         if not os.path.isfile(path):
             raise SpackError(f'IOGAP_SPACK_SOURCE names {path}, which is not '
                              f'a file: name the Spack {VERSION} tarball or '
                              f'a URL of it')
         return path
-
     path = os.path.join(into, 'download.tar.gz')
     with _open(src) as response, open(path, 'wb') as fp:
         try:
@@ -149,7 +134,6 @@ def bootstrap(say):
     '''The Spack root of :data:`ROOT`, bootstrapped first when missing.'''
     if bootstrapped():
         return ROOT
-
     os.makedirs(BUILD, exist_ok=True)
     with open(os.path.join(BUILD, '.spack-bootstrap.lock'), 'w') as lock:
         # Two setups at once: the second waits, then finds it done

@@ -1,12 +1,6 @@
-'''The build cache a site keeps (IOGAP_SPACK_BUILDCACHE): the binaries each
-build pushes there, and the concretized environment (``spack.lock``) they
-were built from, so that the next machine of the same kind neither builds
-nor concretizes again.
-
-A lock is kept per inputs (the environment's digest: spack.yaml, overlay,
-target, the project's own tools) and per host (``spack arch``: OS and CPU
-target): a machine of another kind concretizes for itself, and installs
-from the cache only what matches it.'''
+'''The build cache a site keeps (IOGAP_SPACK_BUILDCACHE): binaries and the
+``spack.lock`` per inputs and host (``spack arch``), so that the next machine
+of the same kind neither builds nor concretizes again.'''
 
 import hashlib
 import os
@@ -27,7 +21,6 @@ def host(env, spack):
         if arch.returncode != 0 or not arch.stdout.strip():
             raise SpackError(f'spack arch failed: {arch.stderr.strip()}')
         _HOSTS[tuple(spack)] = arch.stdout.strip()
-
     return _HOSTS[tuple(spack)]
 
 
@@ -39,13 +32,11 @@ def lock_path(env, spack, cache):
 
 
 def reuse_lock(env, spack):
-    '''Put the cached lock of these inputs on this host in the environment;
-    its path, or ``None`` when the cache has none.'''
+    '''Copy in the cache's lock of these inputs and host; its path, or None.'''
     cache = buildcache_dir()
     path = lock_path(env, spack, cache) if cache else None
     if not path or not os.path.exists(path):
         return None
-
     shutil.copyfile(path, os.path.join(env.path, 'spack.lock'))
     return path
 
@@ -55,7 +46,6 @@ def push(env, spack, say):
     cache = buildcache_dir()
     if not cache:
         return
-
     took = env.run(spack, 'push', 'buildcache', 'push', '--unsigned',
                    '--update-index', cache)
     path = lock_path(env, spack, cache)

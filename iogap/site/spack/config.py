@@ -1,9 +1,6 @@
-'''The spack.yaml an environment is made from: the project's (its
-repositories named from the project), including a scope of this build that
-keeps all Spack writes in the build directory, pins the project's own
-tools to the checkout and adds a site's mirror (IOGAP_SPACK_MIRROR) with
-checksums relaxed there alone, and the build cache it keeps
-(IOGAP_SPACK_BUILDCACHE).'''
+'''The spack.yaml an environment is made from: the project's, plus a scope of
+this build keeping every Spack write in the build directory, with a site's
+mirror (IOGAP_SPACK_MIRROR) and build cache (IOGAP_SPACK_BUILDCACHE).'''
 
 import os
 
@@ -26,7 +23,6 @@ def mirror_url():
     if mirror.startswith('file://') and not os.path.isdir(mirror[7:]):
         raise SpackError(f'IOGAP_SPACK_MIRROR names {mirror[7:]}, which is '
                          f'not a directory')
-
     return mirror
 
 
@@ -36,18 +32,15 @@ def buildcache_dir():
     cache = os.environ.get('IOGAP_SPACK_BUILDCACHE')
     if not cache:
         return None
-    cache = os.path.abspath(cache[7:] if cache.startswith('file://')
-                            else cache)
+    cache = os.path.abspath(cache.removeprefix('file://'))
     if not os.path.isdir(os.path.dirname(cache)):
         raise SpackError(f'IOGAP_SPACK_BUILDCACHE names {cache}, whose '
                          f'parent is not a directory')
-
     return cache
 
 
 def write(path):
-    '''spack.yaml (ours, plus the scope of this build) in the environment
-    directory ``path``.'''
+    '''spack.yaml (ours, plus the scope of this build) in ``path``.'''
     os.makedirs(os.path.join(path, 'logs'), exist_ok=True)
     base = os.path.dirname(path)
     site = {'config': {
@@ -56,33 +49,27 @@ def write(path):
         'source_cache': os.path.join(base, 'source-cache'),
         'misc_cache': os.path.join(base, 'misc-cache'),
     }, 'packages': {
-        # The tools as they are in the checkout now: a change is a new
-        # spec, installed again, never a stale copy in the view
-        'iogap-tools': {'require': [f'sources={own.digest()}']},
-    }}
+        # A changed tool is a new spec, never a stale copy in the view
+        'iogap-tools': {'require': [f'sources={own.digest()}']}}}
     mirror = mirror_url()
     if mirror:
-        # The named mirror holds archives of the releases, not the
-        # release tarballs: relax checksums in this scope only
+        # Archives of the releases, not their tarballs: no checksums here
         site['mirrors'] = {'iogap': mirror}
         site['config']['checksum'] = False
 
     cache = buildcache_dir()
     if cache:
-        # Binaries built at a long, padded prefix are relocated in place
-        # into any clone's shorter one (no patchelf needed); the cache is
-        # the site's own, its binaries unsigned
+        # A padded prefix relocates in place into any clone's shorter one
+        # (no patchelf); the cache is the site's own, its binaries unsigned
         site['config']['install_tree']['padded_length'] = 128
         site.setdefault('mirrors', {})['iogap-buildcache'] = {
             'url': f'file://{cache}', 'source': False, 'signed': False}
 
     with open(os.path.join(path, 'iogap-build.yaml'), 'w') as fp:
         yaml.safe_dump(site, fp, sort_keys=False)
-
     with open(os.path.join(own.ROOT, 'spack.yaml')) as fp:
         manifest = yaml.safe_load(fp)
     manifest['spack']['include'].append('iogap-build.yaml')
-    # Repositories are named relative to the project
     manifest['spack']['repos'] = [
         os.path.join(own.ROOT, repo) for repo in manifest['spack'].get(
             'repos', [])]

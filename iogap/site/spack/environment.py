@@ -1,7 +1,5 @@
-'''One Spack environment of the tool stack: its directory, the spack.yaml
-it is made from (the project's plus the system's overlay and this build's
-scope, written by :mod:`iogap.site.spack.config`), its build and the stamp
-that lets a view be trusted.'''
+'''One Spack environment of the tool stack: its directory, its build, and
+the stamp without which its view is not trusted.'''
 
 import hashlib
 import json
@@ -14,8 +12,7 @@ from iogap.site.spack import buildcache, own
 from iogap.site.spack import config as spackyaml
 from iogap.site.spack.config import SpackError
 
-# Not from iogap.site.profile: the generic profile, which that package loads,
-# asks this module for its view
+# Not profile.ROOT: profile loads the generic profile, which imports this
 ROOT = own.ROOT
 STAMP = '.iogap-built'
 
@@ -34,7 +31,6 @@ def overlay_path(name):
     path = os.path.join(ROOT, 'systems', 'spack', f'{name}.yaml')
     if not os.path.exists(path):
         raise SpackError(f'no Spack overlay {path}')
-
     return path
 
 
@@ -50,13 +46,11 @@ class Environment:
 
     def digest(self):
         h = hashlib.sha256()
-        # Where the sources came from does not change what was built; the
-        # project's own tools are built from the checkout, so they do
+        # What is built (own tools included), not where sources came from
         for part in (open(os.path.join(ROOT, 'spack.yaml')).read(),
                      open(overlay_path(self.overlay)).read(), self.target,
                      own.digest()):
             h.update(part.encode())
-
         return h.hexdigest()
 
     def ready(self):
@@ -74,16 +68,13 @@ class Environment:
                 specs = json.load(fp)['concrete_specs'].values()
         except (OSError, ValueError, KeyError):
             return {}
-
         return {s['name']: s for s in specs}
 
     def external(self, tool):
-        '''``(path, package@version)`` of a tool the environment takes from
-        the OS (an external), or ``None``.'''
+        '''``(path, package@version)`` of a tool taken from the OS, or None.'''
         spec = self.lock().get(PACKAGE_OF.get(tool, ''))
         if not spec or not spec.get('external'):
             return None
-
         path = os.path.join(spec['external']['path'], 'bin', tool)
         return (path, f'{spec["name"]}@{spec["version"]}') \
             if os.access(path, os.X_OK) else None
@@ -101,7 +92,6 @@ class Environment:
             env.setdefault('SPACK_PYTHON', sys.executable)
         except ImportError:
             pass
-
         return env
 
     def prepare(self):
@@ -109,8 +99,7 @@ class Environment:
         spackyaml.write(self.path)
 
     def run(self, spack, step, *args):
-        '''Run ``spack -e ENV <args>``, logged; raise with Spack's own
-        error lines and the log's path on failure.'''
+        '''Run ``spack -e ENV <args>``, logged; a failure shows its errors.'''
         log = os.path.join(self.path, 'logs', f'{step}.log')
         start = time.time()
         with open(log, 'w') as fp:
@@ -125,18 +114,17 @@ class Environment:
             shown = lines[errors[0]:errors[0] + 6]
             raise SpackError(f'spack {step} failed ({log}):\n' +
                              '\n'.join('  ' + l for l in shown))
-
         return time.time() - start
 
     def build(self, spack, say):
+        '''Build the view unless it is ready; it is stamped only when whole,
+        so a failed, half-done or stale build is never used.'''
         if self.ready():
             say(f'reusing the Spack view {self.view} (spack.yaml and the '
                 f'{self.overlay} overlay are unchanged)')
             return
-
         if os.path.exists(os.path.join(self.path, STAMP)):
             os.remove(os.path.join(self.path, STAMP))
-
         self.prepare()
         lock = buildcache.reuse_lock(self, spack)
         if lock:
@@ -155,7 +143,6 @@ class Environment:
         if missing:
             raise SpackError(f'the build left no {", ".join(missing)} in '
                              f'{self.view}')
-
         with open(os.path.join(self.path, STAMP), 'w') as fp:
             json.dump({'digest': self.digest(), 'built': time.ctime()}, fp)
         say(f'installed in {took:.0f} s: tools in {self.view}')

@@ -1,23 +1,6 @@
-'''The pinned tool stack, built with Spack: ``spack.yaml`` plus the system's
-overlay (``systems/spack/<overlay>.yaml``), into a view the checks use.
-
-    iogap spack build [--system S] [--partition P]
-    iogap spack view  [--system S]
-    iogap spack bootstrap   (the Spack build uses: its root)
-
-``setup.sh`` runs ``build`` for the selected system; on ``+spack``
-partitions the ToolStack fixture runs it as a job on the partition. Spack
-is ``$IOGAP_SPACK_ROOT`` (a Spack checkout), ``spack`` on PATH, or else the
-pinned release :mod:`iogap.site.spack.boot` bootstraps into build/; a mirror
-named by ``$IOGAP_SPACK_MIRROR`` (a ``file://`` URL or a path) is added,
-with checksums relaxed in the scope that names it and nowhere else.
-Everything Spack writes stays in the build directory (install tree,
-caches, its user config): nothing under ``$HOME``. A view is trusted only
-with a stamp that matches the spack.yaml, overlay and project's own tools
-(:mod:`iogap.site.spack.own`) it was built from, so a failed, half-done or
-stale build is never used. Repositories in spack.yaml are named relative
-to the project.
-'''
+'''The pinned tool stack: ``spack.yaml`` plus the system's overlay, built
+with Spack into a view the checks use (``iogap spack build|view|bootstrap``;
+on ``+spack`` partitions, a job on the partition).'''
 
 import os
 import shutil
@@ -27,8 +10,7 @@ from iogap.errors import EXIT, IogapError
 from iogap.site import profile
 from iogap.site.spack import boot as spackboot
 from iogap.site.spack.config import buildcache_dir, mirror_url
-from iogap.site.spack.environment import (
-    PACKAGE_OF,
+from iogap.site.spack.environment import (  # noqa: F401 (re-exported)
     ROOT,
     STAMP,
     VIEW_TOOLS,
@@ -41,15 +23,13 @@ BUILD = os.path.join(ROOT, 'build', 'spack')
 
 
 def spack_command():
-    '''``[spack]`` from IOGAP_SPACK_ROOT, PATH or an earlier bootstrap,
-    or ``None``.'''
+    '''``[spack]`` from IOGAP_SPACK_ROOT, PATH or a bootstrap, or ``None``.'''
     root = os.environ.get('IOGAP_SPACK_ROOT')
     if root:
         spack = os.path.join(root, 'bin', 'spack')
         if not os.access(spack, os.X_OK):
             raise SpackError(f'IOGAP_SPACK_ROOT={root} holds no bin/spack')
         return [spack]
-
     if shutil.which('spack'):
         return [shutil.which('spack')]
     root = spackboot.bootstrapped()
@@ -57,8 +37,7 @@ def spack_command():
 
 
 def found_or_bootstrapped(say):
-    '''``[spack]`` as :func:`spack_command` finds it, else from the pinned
-    release, bootstrapped now.'''
+    '''``[spack]`` as :func:`spack_command` finds it, else bootstrapped now.'''
     return spack_command() or [os.path.join(spackboot.bootstrap(say), 'bin',
                                             'spack')]
 
@@ -70,12 +49,9 @@ def environment_for(partition_extras, system):
     overlay = partition_extras.get('spack_overlay')
     if not overlay:
         return None
-
-    target = partition_extras.get('spack_target', '')
-    path = (partition_extras.get('spack_env') if partition_extras.get(
-        'spack_env') else os.environ.get('IOGAP_SPACK_ENV') or
-        os.path.join(BUILD, overlay))
-    return Environment(path, overlay, target)
+    path = (partition_extras.get('spack_env') or
+            os.environ.get('IOGAP_SPACK_ENV') or os.path.join(BUILD, overlay))
+    return Environment(path, overlay, partition_extras.get('spack_target', ''))
 
 
 def local_view(overlay):
@@ -84,7 +60,6 @@ def local_view(overlay):
     user = os.environ.get('IOGAP_SPACK_VIEW')
     if user:
         return user
-
     env = environment_for({'spack_overlay': overlay}, None)
     return env.view if env.ready() else None
 
@@ -94,16 +69,13 @@ def run(action, reframe_options=(), partition=None):
     say = lambda msg: print(f'spack: {msg}', file=sys.stderr)  # noqa: E731
     try:
         if action == 'bootstrap':
-            spack = found_or_bootstrapped(say)
-            print(os.path.dirname(os.path.dirname(spack[0])))
+            print(os.path.dirname(os.path.dirname(
+                found_or_bootstrapped(say)[0])))
             return EXIT['ok']
-        config = profile.load(list(reframe_options),
-                              os.environ)['systems'][0]
-        parts = [p for p in config['partitions']
-                 if partition in (None, p['name'])]
-        envs = {e.path: e for e in (environment_for(p['extras'],
-                                                    config['name'])
-                                    for p in parts) if e}
+        config = profile.load(list(reframe_options), os.environ)['systems'][0]
+        envs = [environment_for(p['extras'], config['name']) for p in
+                config['partitions'] if partition in (None, p['name'])]
+        envs = {e.path: e for e in envs if e}
         if not envs:
             raise SpackError(f'system {config["name"]} names no Spack '
                              f'overlay (extras["spack_overlay"])')
