@@ -1,1 +1,1 @@
-'''TODO'''
+'''The nights' records: run reports, the results database, run guards.'''

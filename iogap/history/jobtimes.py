@@ -1,6 +1,5 @@
-'''What the results database (ReFrame's, :mod:`iogap.history.resultsdb`) says of
-the cases that ran before: each one's wall times, and the nights it ran
-on, as the plan's cost and rotation read them.'''
+'''Each case's wall times and the nights it ran on, from the results
+database, for the plan's cost and rotation.'''
 
 import json
 import sqlite3
@@ -11,12 +10,8 @@ SWEPT = ' %.nid='
 
 
 def _testcases(db_path, system):
-    '''``(night, testcase)`` of every measured case of ``system`` that
-    completed in the results database, oldest session first. A session's
-    night is the plan's it ran (``plan_night``), else the day it started
-    (days since 1970-01-01 UTC, the plan's calendar). A node sweep's runs
-    (``reframe --distribute``: a case pinned to each node, its node in
-    its display name) are not the case's as the plan runs it: left out.'''
+    '''``(night, testcase)`` of every completed measured case of
+    ``system``, oldest first; a node sweep's runs are not the plan's.'''
     try:
         with closing(sqlite3.connect(f'file:{db_path}?mode=ro',
                                      uri=True)) as conn:
@@ -39,21 +34,19 @@ def _testcases(db_path, system):
 
 
 def measured(db_path, system):
-    '''``{(display name, partition): [wall seconds, ...]}`` of every case
-    of ``system`` that completed in the results database, oldest first.'''
+    '''``{(display name, partition): [wall seconds]}``, oldest first.'''
     found = {}
     for _, tc in _testcases(db_path, system):
         start, end = tc.get('job_submit_time'), \
             tc.get('job_completion_time_unix')
-        wall = end - start if start and end else None
-        if wall and wall > 0:
-            found.setdefault((tc['name'], tc['partition']), []).append(wall)
+        if start and end and end > start:
+            found.setdefault((tc['name'], tc['partition']),
+                             []).append(end - start)
     return found
 
 
 def nights_ran(db_path, system):
-    '''``{(display name, partition): {night, ...}}``: the nights each case
-    of ``system`` ran on (passed or failed), from the results database.'''
+    '''``{(display name, partition): {night, ...}}`` each case ran on.'''
     found = {}
     for night, tc in _testcases(db_path, system) if db_path else ():
         found.setdefault((tc['name'], tc['partition']), set()).add(night)

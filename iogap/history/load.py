@@ -1,12 +1,5 @@
-'''Run reports and results-database sessions as one flat table of figures.
-
-A ReFrame run report keeps, per test case, its parameters (as top-level
-keys, named in the display name as ``%name=value``) and its figures as
-``perfvalues``: ``{'<system>:<partition>:<figure>': [value, ref, lower,
-upper, unit, result]}``. Every figure becomes a :class:`Row`. The results
-database stores each session as that same report (``sessions.json_blob``),
-so one reader serves both.
-'''
+'''Run reports and results-database sessions (stored as run reports) as
+one flat table of figures, a :class:`Row` each.'''
 
 import json
 import math
@@ -18,20 +11,20 @@ import statistics
 
 from iogap.history.rows import (
     DB_SCHEMA,
-    JUDGEMENTS,
+    JUDGEMENTS,  # noqa: F401
     NOT_APPLICABLE,
     InputError,
     Row,
     Session,
 )
-from iogap.history.runreport import check_report, measured, read_report  # noqa: F401
+from iogap.history.runreport import check_report, measured, read_report
 
 _PARAM = re.compile(r'%([\w.]+)=(\S+)')
 
 
 def read_db(path):
-    '''Every session of a ReFrame results database, oldest first; read-only
-    (ReFrame's storage backend would create indexes and a lock file).'''
+    '''Every session of a results database, oldest first; read-only, as
+    ReFrame's storage backend would create indexes and a lock file.'''
     if not os.path.isfile(path):
         raise InputError(f'{path}: no such results database')
     uri = pathlib.Path(path).resolve().as_uri() + '?mode=ro'
@@ -56,7 +49,6 @@ def read_db(path):
                              f'report') from None
         check_report(report, path)
         reports.append(report)
-
     return reports
 
 
@@ -68,7 +60,7 @@ def session_of(report, source):
 
 
 def rows_of(report, session):
-    '''The figures of every non-fixture test case of ``report``.'''
+    '''The rows of every non-fixture test case of ``report``.'''
     rows = []
     for run in report['runs']:
         for tc in run['testcases']:
@@ -78,7 +70,7 @@ def rows_of(report, session):
             params = {k: _typed(tc.get(k), v) for k, v in _PARAM.findall(name)
                       if not k.startswith('.')}
             if tc.get('not_applicable') and tc.get('result') == 'skip':
-                # A judgement not applicable here: a row with no value
+                # a judgement not applicable here: a row with no value
                 rows.append(Row(
                     session, tc.get('system'), tc.get('partition'),
                     name.split()[0], name, params, 'skip',
@@ -97,7 +89,6 @@ def rows_of(report, session):
                     float(pv[1] or 0), pv[2], pv[3],
                     pv[5] if len(pv) > 5 else None, tc.get('method') or '',
                     tc.get('false_alarms')))
-
     return rows
 
 
@@ -107,14 +98,13 @@ def _numbers(values):
 
 
 def _typed(value, shown):
-    # The report's own value where it is a plain one, else the name shown
+    # the report's own value where it is a plain one, else the name shown
     return value if isinstance(value, (int, float, str)) and \
         str(value) == shown else shown
 
 
 def load(paths=(), db=None, reports=()):
-    '''``(sessions, rows)`` of report files, a database and report
-    dictionaries; a session in several inputs counts once.'''
+    '''``(sessions, rows)`` of report files, a database and reports.'''
     sources = [(read_report(p), p) for p in paths]
     if db:
         sources += [(r, db) for r in read_db(db)]
@@ -123,10 +113,9 @@ def load(paths=(), db=None, reports=()):
     sessions, rows = {}, []
     for report, source in sources:
         session = session_of(report, source)
-        if session.uuid not in sessions:
+        if session.uuid not in sessions:    # one in several inputs
             sessions[session.uuid] = session
             rows += rows_of(report, session)
-
     return sorted(sessions.values(), key=lambda s: s.start), rows
 
 
@@ -138,10 +127,9 @@ def latest(rows):
         best = newest.get(row.system)
         if best is None or row.session.start > best.start:
             newest[row.system] = row.session
-
     return [r for r in rows if newest[r.system].night == r.session.night]
 
 
 def median(rows):
-    '''One value for repeated cases (``--repeat``): the median.'''
+    '''The median value of repeated cases (``--repeat``).'''
     return statistics.median(r.value for r in rows)

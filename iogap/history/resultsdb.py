@@ -1,13 +1,6 @@
-'''The results database is the nights' history: it is checked before a run
-writes to it, never replaced, copied while good, and a session that did
-not reach it is an error (ReFrame itself only warns).
-
-A database is refused when it is not SQLite, shorter than its header says
-(truncated), fails ``PRAGMA integrity_check``, is SQLite but not ReFrame's,
-is locked by another process or cannot be written. A missing one is new.
-Sessions ReFrame stored but cannot read back (:mod:`iogap.history.storedinfo`) are
-mended in place, none lost, the file as it was kept beside it.
-'''
+'''The results database, the nights' history: checked before a run writes
+to it, never replaced, copied while good, its unreadable sessions mended
+in place; a session that did not reach it is an error (ReFrame only warns).'''
 
 import os
 import shutil
@@ -19,13 +12,10 @@ from iogap.history import storedinfo
 
 #: SQLite's file header
 MAGIC = b'SQLite format 3\x00'
-
-#: The copy of the last good history kept beside the database
+#: Suffix of the copy of the last good history
 LAST_GOOD = '.last-good'
-
-#: The copy of a database kept before its sessions are mended
+#: Suffix of the copy kept before sessions are mended
 BEFORE_MEND = '.before-mend'
-
 #: Seconds to wait for another process's lock before calling it held
 BUSY_SECONDS = 10
 
@@ -35,7 +25,7 @@ class ResultsDBError(IogapError):
 
 
 def restore_hint(path):
-    '''How to get the history back: its last good copy, if there is one.'''
+    '''How to get the history back.'''
     good = path + LAST_GOOD
     if os.path.isfile(good):
         return f'restore the last good copy: cp -p {good} {path}'
@@ -48,15 +38,14 @@ def _refuse(path, why):
 
 
 def _header_size(head):
-    '''Bytes the header says the file holds (page size x page count).'''
+    '''Bytes the header says the file holds.'''
     page = int.from_bytes(head[16:18], 'big')
     page = 65536 if page == 1 else page
     return page * int.from_bytes(head[28:32], 'big')
 
 
 def check(path):
-    '''Raise :class:`ResultsDBError` unless ``path`` is missing (a new
-    history) or a sound ReFrame results database this process can write.'''
+    '''Refuse ``path`` unless new or a sound, writable results database.'''
     if not os.path.lexists(path):
         folder = os.path.dirname(os.path.abspath(path))
         if os.path.isdir(folder) and not os.access(folder, os.W_OK):
@@ -80,7 +69,7 @@ def check(path):
         _refuse(path, 'is not writable (it or its directory)')
     try:
         with closing(sqlite3.connect(path, timeout=BUSY_SECONDS)) as conn:
-            # An exclusive transaction: waits for, then names, another writer
+            # waits for, then names, another writer
             conn.execute('BEGIN IMMEDIATE')
             found = conn.execute('PRAGMA integrity_check').fetchall()
             tables = {r[0] for r in conn.execute(
@@ -102,8 +91,7 @@ def check(path):
 
 
 def stored(path, uuid):
-    '''Why session ``uuid`` is not in the database at ``path``, or ``None``
-    when it is there.'''
+    '''Why session ``uuid`` is not in the database, or ``None``.'''
     if not os.path.isfile(path):
         return f'the results database {path} does not exist'
     try:
@@ -119,21 +107,17 @@ def stored(path, uuid):
 
 
 def keep_copy(path):
-    '''Copy a sound database to ``<path>.last-good`` (through SQLite's
-    backup, so a copy is never half a write); the copy's path, or ``None``
-    when there is nothing to copy.'''
+    '''Copy a sound database to ``<path>.last-good``; its path, or None.'''
     if not os.path.isfile(path):
         return None
     check(path)
-    good = path + LAST_GOOD
-    _backup(path, good)
-    return good
+    _backup(path, path + LAST_GOOD)
+    return path + LAST_GOOD
 
 
 def _backup(path, copy):
-    '''Copy the database at ``path`` to ``copy`` through SQLite's backup
-    (never half a write), replacing ``copy`` only once it is whole.'''
-    # the jobs of a night split per partition keep copies at once
+    '''Copy ``path`` to ``copy`` through SQLite's backup, whole or not at
+    all (a split night's jobs keep copies at once).'''
     part = f'{copy}.part{os.getpid()}'
     try:
         with closing(sqlite3.connect(f'file:{os.path.abspath(path)}?mode=ro',
@@ -150,20 +134,15 @@ def _backup(path, copy):
 
 
 def unreadable(conn):
-    '''``[uuid]`` of the stored sessions ReFrame cannot read back
-    (:mod:`iogap.history.storedinfo`).'''
-    found = []
-    for uuid, head in conn.execute('SELECT uuid, substr(json_blob, 1, ?) '
-                                   'FROM sessions', (storedinfo.HEAD,)):
-        if not storedinfo.readable(head):
-            found.append(uuid)
-    return found
+    '''``[uuid]`` of the stored sessions ReFrame cannot read back.'''
+    return [uuid for uuid, head in conn.execute(
+        'SELECT uuid, substr(json_blob, 1, ?) FROM sessions',
+        (storedinfo.HEAD,)) if not storedinfo.readable(head)]
 
 
 def mend(path):
-    '''Make every stored session of a sound database readable by
-    ReFrame again, losing none; the line that says what was mended, or
-    ``None`` when nothing was. The file as it was is kept first.'''
+    '''Make every stored session readable by ReFrame again, keeping the
+    file as it was; the line saying so, or ``None``.'''
     if not os.path.isfile(path):
         return None
     check(path)

@@ -1,5 +1,5 @@
-'''The table a report draws: a session and one row per figure of a test
-case, with the judgement's verdict and band where it has one.'''
+'''The table a report draws: sessions, and a row per figure of a test
+case with its verdict and band.'''
 
 import time
 from dataclasses import dataclass, field
@@ -8,16 +8,15 @@ from iogap.errors import IogapError
 
 #: Families that judge figures rather than measure them
 JUDGEMENTS = ('AbsoluteCheck', 'RatioCheck', 'FitCheck', 'MechanismCheck')
-
 #: The verdict of a judgement not applicable on the host it ran on
 NOT_APPLICABLE = 'n/a'
-
 #: Schema of ReFrame 4.10's sqlite results database (reporting/storage.py)
 DB_SCHEMA = '1.0'
 
+
 def night_of(uuid, pipeline):
-    '''What makes a session's night: its pipeline (the jobs of a night
-    split per partition are several sessions), else the session itself.'''
+    '''A session's night: its pipeline (a night split per partition is
+    several sessions), else the session itself.'''
     return pipeline if pipeline and pipeline != 'local' else uuid
 
 
@@ -27,14 +26,13 @@ class InputError(IogapError):
 
 @dataclass(frozen=True)
 class Session:
-    '''One ReFrame session (a night), from a report file or the DB.'''
+    '''One ReFrame session, from a report file or the database.'''
 
     uuid: str
     start: float
     source: str
     info: dict = field(compare=False, hash=False, repr=False)
-    #: What the night cost, measured: ``{partition: [jobs, node-hours,
-    #: job seconds]}`` (iogap.plan.spent)
+    #: ``{partition: [jobs, node-hours, job seconds]}`` the night took
     cost: dict = field(default_factory=dict, compare=False, hash=False,
                        repr=False)
     #: The run report itself
@@ -86,8 +84,7 @@ class Row:
         return self.lower is not None or self.upper is not None
 
     def band(self):
-        '''Absolute ``(low, high)`` bounds (ReFrame's relative bounds
-        applied to ``ref``), ``None`` for an open side.'''
+        '''Absolute ``(low, high)`` bounds, ``None`` for an open side.'''
         scale = abs(self.ref)
         return (None if self.lower is None else self.ref + scale * self.lower,
                 None if self.upper is None else self.ref + scale * self.upper)
@@ -103,8 +100,7 @@ class Row:
 
 
 def target_of(name):
-    '''``(family, partition, {param: value})`` of an absolute judgement's
-    name (iogap.judge.targets.target_name).'''
+    '''``(family, partition, {param: value})`` of a target's name.'''
     family, _, rest = name.partition('@')
     part, _, params = rest.partition(':')
     return family, part, dict(p.split('=', 1) for p in params.split(',')

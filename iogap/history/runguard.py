@@ -1,9 +1,6 @@
-'''What guards a run's own records: the output file system is checked
-before the first job, a log that can no longer be written is one line (not
-a traceback per record), and at exit the run's session must be in the
-results database and its run report on disk, or the run fails naming why
-(ReFrame itself only warns and exits 0).
-'''
+'''A run's own records guarded: the output checked before the first job,
+a log write error one line, and at exit a missing report or stored session
+fails the run naming why (ReFrame itself only warns and exits 0).'''
 
 import atexit
 import glob
@@ -18,9 +15,10 @@ import time
 from iogap.errors import IogapError
 from iogap.history import resultsdb, runpaths
 
-#: Free bytes below which the output file system cannot take a run's
-#: reports, logs and stage directories
+#: Free bytes the output file system needs for a run's records
 MIN_FREE = 16 * 2**20
+#: ReFrame's warnings that a perflog line or the run report was lost
+LOST_RECORDS = ('could not log performance data', 'failed to generate report')
 
 _problems = []
 
@@ -45,8 +43,7 @@ def check_output(output):
 
 
 def _one_line_log_errors():
-    '''The first record a log handler cannot write is one line; the rest
-    are counted, never a traceback each.'''
+    '''A log write error is one line, once, never a traceback a record.'''
     def handle_error(handler, record):
         err = sys.exc_info()[1]
         if not _problems or not _problems[0].startswith('cannot write'):
@@ -58,14 +55,8 @@ def _one_line_log_errors():
     logging.Handler.handleError = handle_error
 
 
-#: ReFrame's warnings when it goes on without a record of the run: a
-#: perflog line or the run report it could not write
-LOST_RECORDS = ('could not log performance data', 'failed to generate report')
-
-
 def _note_lost_records():
-    '''Keep ReFrame's warnings that a perflog line or the run report was
-    not written: the run is red for them at exit.'''
+    '''Note ReFrame's warnings of lost records: the run fails at exit.'''
     from reframe.core import logging as rlog
 
     handle = rlog.Logger.handle
@@ -81,15 +72,14 @@ def _note_lost_records():
     rlog.Logger.handle = noting
 
 
-def _new_reports(output, before):
-    found = set(glob.glob(os.path.join(output, 'reports',
-                                       'run-report-*.json')))
-    return sorted(found - before, key=os.path.getmtime)
+def _reports(output):
+    return set(glob.glob(os.path.join(output, 'reports',
+                                      'run-report-*.json')))
 
 
 def _verdict(output, db, before):
     '''Why this run's records are incomplete, or ``None``.'''
-    reports = _new_reports(output, before)
+    reports = sorted(_reports(output) - before, key=os.path.getmtime)
     if not reports:
         where = runpaths.problem('run report directory',
                                  os.path.join(output, 'reports'))
@@ -111,9 +101,7 @@ def _verdict(output, db, before):
 
 
 def _say_mended(db):
-    '''Mend the sessions ReFrame stored but cannot read back (a '}' in
-    what this run passed it, iogap.history.storedinfo), saying so; why that
-    failed, or ``None``.'''
+    '''Mend the stored sessions, saying so; why that failed, or None.'''
     try:
         said = resultsdb.mend(db)
     except resultsdb.ResultsDBError as err:
@@ -124,8 +112,7 @@ def _say_mended(db):
 
 
 def guard(output, db):
-    '''Check the output and the results database now, and the run's
-    records at exit.'''
+    '''Check the output and the database now, the run's records at exit.'''
     check_output(output)
     resultsdb.check(db)
     why = _say_mended(db)
@@ -133,8 +120,7 @@ def guard(output, db):
         raise resultsdb.ResultsDBError(why)
     _one_line_log_errors()
     _note_lost_records()
-    before = set(glob.glob(os.path.join(output, 'reports',
-                                        'run-report-*.json')))
+    before = _reports(output)
     started = time.monotonic()
 
     def at_exit():
@@ -152,8 +138,7 @@ def guard(output, db):
 
 
 def replace_file(path, text):
-    '''Write ``text`` to ``path`` whole or not at all: a full or read-only
-    file system leaves what was there before.'''
+    '''Write ``text`` to ``path`` whole or not at all.'''
     part = f'{path}.part{os.getpid()}'
     try:
         with open(part, 'w') as fp:

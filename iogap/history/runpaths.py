@@ -1,39 +1,29 @@
-'''Every place a run writes, checked before anything is measured: the
-output directory, the stage and job output directories, the perflogs (and
-the perflog files already there), the run reports, the logs and the
-results database's directory. A place that is a file, a broken link or
-not writable stops the run in one line naming it and how to mend it;
-otherwise ReFrame would measure for minutes and then lose the records
-(a perflog it only warns about, a report it fails to write at the end).
-'''
+'''Every place a run writes, checked before anything is measured: else
+ReFrame would measure for minutes, then lose the records. A bad place
+stops the run in one line naming it and how to mend it.'''
 
 import glob
 import os
 
 from iogap.errors import IogapError
 
-#: The mend every refusal ends with: the run's output can move as a whole
+#: The mend every refusal ends with
 _ELSEWHERE = 'or set IOGAP_OUTPUT'
 
 
 def _option(argv, environ, flag, var):
-    '''The last ``flag VALUE`` or ``flag=VALUE`` of ``argv``, else the
-    environment variable ``var``, else ``None``.'''
+    '''The last ``flag VALUE`` or ``flag=VALUE``, else ``$var``.'''
     found = environ.get(var) or None
     for i, arg in enumerate(argv):
         if arg == flag and i + 1 < len(argv):
             found = argv[i + 1]
         elif arg.startswith(flag + '='):
             found = arg.split('=', 1)[1]
-
     return found
 
 
 def run_paths(argv, environ, system, output, db):
-    '''``(what, directory)`` for every directory the run of ``system``
-    writes in, as ReFrame will place them (``--stage``, ``--output``,
-    ``--perflogdir``, ``--report-file`` and their RFM_ variables move
-    their part).'''
+    '''``(what, directory)`` of every directory the run writes in.'''
     prefix = system.get('prefix') or output
     perflogs = _option(argv, environ, '--perflogdir', 'RFM_PERFLOG_DIR') \
         or os.path.join(prefix, 'perflogs')
@@ -73,7 +63,6 @@ def problem(what, path):
             return None
         return (f'{what} {path} is not writable (permissions or a '
                 f'read-only file system): chmod u+rwx {path} {_ELSEWHERE}')
-
     parent = os.path.dirname(path)
     if parent == path:
         return None
@@ -96,14 +85,12 @@ def file_problem(path):
 
 
 def check(argv, environ, system, output, db):
-    '''Stop the run, in one line, when a place it writes cannot take its
-    files; the perflogs already there must take another line.'''
+    '''Raise, in one line, for the first place the run cannot write.'''
     places = run_paths(argv, environ, system, output, db)
     for what, path in places:
         why = problem(what, path)
         if why:
             raise IogapError(why)
-
     for what, path in places:
         if what == 'perflog directory':
             for log in sorted(glob.glob(os.path.join(path, '*.log'))):

@@ -1,6 +1,5 @@
 '''A ReFrame run report read from its file, or one clear error saying why
-the file is not one (what every reader of a report shares: the page,
-the nightly, the plan's measure of a night, re-baselining).'''
+the file is not one.'''
 
 import json
 
@@ -24,7 +23,6 @@ def read_report(path):
     except json.JSONDecodeError as err:
         raise InputError(f'{path}: not JSON ({err.msg}, line {err.lineno}), '
                          f'not a ReFrame run report') from None
-
     check_report(report, path)
     return report
 
@@ -50,7 +48,8 @@ def final_cases(report):
 
 
 def measured(report):
-    '''``{partition: [jobs, node-hours, job seconds]}`` of a run report.'''
+    '''``{partition: [jobs, node-hours, job seconds]}`` of a run report,
+    from submission to completion (queue wait included).'''
     out = {}
     for run in report['runs']:
         for tc in run['testcases']:

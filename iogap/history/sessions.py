@@ -1,8 +1,5 @@
-'''The nights of a results database, as the judges across nights read
-them: each night's sessions (a night split per partition is several),
-each figure's median per night, and what a session recorded of what it
-ran on (``--session-extras``; each case's tools), compared night to
-night.'''
+'''The nights of a results database as the judges across nights read them:
+sessions, each figure's median per night, what changed in between.'''
 
 import json
 import re
@@ -13,11 +10,12 @@ from iogap.history.rows import night_of
 from iogap.history.runreport import final_cases
 
 _REPEAT = re.compile(r'\s*%\.?repeat_no=\d+')
+#: Session keys a change of which is named, in this order
+KEYS = ('commit', 'kernel', 'spack_lock', 'tools')
 
 
 def _last_nights(conn, uuid, kept):
-    '''The sessions of the ``kept`` nights up to session ``uuid`` (the
-    newest when ``None``), newest first; read lazily, newest first.'''
+    '''The sessions of the ``kept`` nights up to ``uuid``, newest first.'''
     rows = conn.execute("SELECT uuid, json_extract(json_blob, "
                         "'$.session_info.pipeline') FROM sessions ORDER BY "
                         "session_start_unix DESC")
@@ -34,9 +32,8 @@ def _last_nights(conn, uuid, kept):
 
 
 def sessions(db_path, uuid=None, kept=None):
-    '''``[(session_info, final cases)]`` of the database, oldest first: the
-    sessions of the ``kept`` nights up to session ``uuid`` (the newest
-    when ``None``); ``[]`` when ``uuid`` is not there.'''
+    '''``[(session_info, final cases)]``, oldest first, of the ``kept``
+    nights up to session ``uuid`` (default: the newest).'''
     uri = f'file:{db_path}?mode=ro'
     with sqlite3.connect(uri, uri=True) as conn:
         wanted = _last_nights(conn, uuid, kept)[::-1]
@@ -46,11 +43,8 @@ def sessions(db_path, uuid=None, kept=None):
             f'SELECT uuid, json_blob FROM sessions WHERE uuid IN '
             f'({",".join("?" * len(wanted))})', wanted).fetchall())
     conn.close()
-    found = []
-    for key in wanted:
-        report = json.loads(blobs[key])
-        found.append((report['session_info'], final_cases(report)))
-    return found
+    reports = [json.loads(blobs[key]) for key in wanted]
+    return [(r['session_info'], final_cases(r)) for r in reports]
 
 
 def case_of(tc):
@@ -59,9 +53,8 @@ def case_of(tc):
 
 
 def series(nights):
-    '''``({(where, case, figure): [(night, value)]}, {night: [failed
-    case]})``: each figure's median per night; a case that failed before
-    its performance stage gives no value that night.'''
+    '''``({(where, case, figure): [(night, median)]}, {night: {failed
+    case}})``; a case failed before its performance stage gives none.'''
     found, failed = {}, {}
     for i, (_, cases) in enumerate(nights):
         values = {}
@@ -83,32 +76,21 @@ def series(nights):
     return found, failed
 
 
-#: Session keys a change of which is named, in this order
-KEYS = ('commit', 'kernel', 'spack_lock', 'tools')
-
-
 def changes(before, after):
-    '''``["key: old -> new"]`` for each recorded key that differs between
-    two sessions' infos (a key neither recorded is not named).'''
-    found = []
-    for key in KEYS:
-        old, new = before.get(key), after.get(key)
-        if old != new and (old or new):
-            found.append(f'{key} {old or "unrecorded"} -> '
-                         f'{new or "unrecorded"}')
-    return found
+    '''``["key old -> new"]`` of the recorded keys two sessions differ in.'''
+    pairs = [(key, before.get(key), after.get(key)) for key in KEYS]
+    return [f'{key} {old or "unrecorded"} -> {new or "unrecorded"}'
+            for key, old, new in pairs if old != new and (old or new)]
 
 
 def tools_of(tc):
-    '''``{tool: "path sha256:digest version"}`` a case's job resolved on
-    its node (none recorded by older runs).'''
+    '''``{tool: "path sha256:digest version"}`` a case's job resolved.'''
     return dict(part.partition(' ')[::2] for part in
                 (tc.get('tools_resolved') or '').split('; ') if part)
 
 
 def tool_changes(before, after):
-    '''``["tool old -> new"]`` for each tool both cases' jobs resolved,
-    differently (another path, binary or version).'''
+    '''``["tool old -> new"]`` for each tool both jobs resolved apart.'''
     old, new = tools_of(before), tools_of(after)
     return [f'{name} {old[name]} -> {new[name]}' for name in sorted(old)
             if name in new and old[name] != new[name]]

@@ -1,5 +1,4 @@
-'''A night's budget: node-hours per partition or in all, and wall time
-(the jobs one after another); and what a set of variants uses of it.'''
+'''A night's budget, and what a set of variants uses of it.'''
 
 import os
 
@@ -13,7 +12,7 @@ JUDGE_SECONDS = 1.0
 
 
 class Budget:
-    '''Node-hours per partition (``'*'``: all of them) and wall seconds.'''
+    '''Node-hours per partition (``'*'``: in all) and serial wall seconds.'''
 
     def __init__(self, node_hours=None, wall=None):
         self.node_hours, self.wall = dict(node_hours or {}), wall
@@ -22,21 +21,15 @@ class Budget:
                              '(--node-hours, --wall, IOGAP_NIGHT_NODE_HOURS, '
                              'IOGAP_NIGHT_WALL)')
         # nan never fits and 0 divides: no plan could be made of them
-        limits = [(f'{v:g} node-hours' + ('' if k == '*' else f' on {k}'), v)
-                  for k, v in self.node_hours.items()]
-        limits += [(f'{wall:g} s of wall time', wall)] if wall is not None \
-            else []
-        for said, value in limits:
+        for said, value in self._limits(self.node_hours.items()):
             if not 0 < value < float('inf'):
                 raise IogapError(f'a night budget of {said}: give a number '
                                  f'above 0')
 
     @classmethod
     def parse(cls, node_hours=None, wall=None, full=(None, None)):
-        '''From ``200``, ``40%`` or ``knl=100,haswell=80`` and ``20m``,
-        ``1h``, ``90s`` or ``40%`` (the options and the pipeline's
-        variables take the same forms): a share is of ``full``, the full
-        night's node-hours and wall seconds.'''
+        '''From ``knl=100,haswell=80`` and ``20m`` (or ``40%`` of
+        ``full``, its node-hours and wall seconds).'''
         try:
             return cls.of(inputs.node_hours(node_hours) if node_hours
                           else {}, inputs.duration(wall) if wall else None,
@@ -46,8 +39,7 @@ class Budget:
 
     @classmethod
     def of(cls, node_hours, wall, full):
-        '''From values :mod:`iogap.inputs` checked; a share (``('%',
-        share)``) is of ``full``, ``(node-hours, wall seconds)``.'''
+        '''From checked values; a share ``('%', x)`` is of ``full``.'''
         def whole(value, of):
             if not isinstance(value, tuple):
                 return value
@@ -73,35 +65,34 @@ class Budget:
             shares.append(usage.get('wall', 0) / self.wall)
         return max(shares, default=0)
 
+    def _limits(self, hours):
+        '''``[(limit as said, value)]`` of ``hours`` items and the wall.'''
+        wall = [] if self.wall is None else [
+            (f'{self.wall:g} s of wall time', self.wall)]
+        return [(f'{v:g} node-hours' + ('' if k == '*' else f' on {k}'), v)
+                for k, v in hours] + wall
+
     def describe(self):
-        said = [f'{v:g} node-hours' + ('' if k == '*' else f' on {k}')
-                for k, v in sorted(self.node_hours.items())]
-        if self.wall is not None:
-            said.append(f'{self.wall:g} s of wall time')
-        return ', '.join(said)
+        return ', '.join(s for s, _ in
+                         self._limits(sorted(self.node_hours.items())))
 
 
 def usage(selects, variants, costs):
-    '''``{partition: node-hours, 'wall': seconds}`` of the variants
-    ``selects`` (judgements count their wall seconds only).'''
+    '''``{partition: node-hours, 'wall': seconds}`` of ``selects``.'''
     used = {'wall': 0.0}
     for sel in selects:
         keys = variants.get(sel)
-        if keys is None:
+        if keys is None:    # a judgement: wall seconds only
             used['wall'] += JUDGE_SECONDS
-            continue
-        for key in keys:
-            cost = costs[key]
-            used[key[1]] = used.get(key[1], 0) + cost.node_hours
-            used['wall'] += cost.seconds
+        for key in keys or ():
+            used[key[1]] = used.get(key[1], 0) + costs[key].node_hours
+            used['wall'] += costs[key].seconds
     return used
 
 
 def tonight(node_hours, wall, costs):
-    '''The night's budget: ``node_hours`` and ``wall`` as the options gave
-    them (checked by :mod:`iogap.inputs`), else the pipeline's variables,
-    else each partition's ``night_node_hours``; a share (``40%``) is of
-    the full night ``costs`` make.'''
+    '''The night's budget: the options, else the pipeline's variables,
+    else each partition's ``night_node_hours``.'''
     hours = node_hours or inputs.env(os.environ, 'IOGAP_NIGHT_NODE_HOURS',
                                      inputs.node_hours)
     wall = wall or inputs.env(os.environ, 'IOGAP_NIGHT_WALL',
@@ -117,8 +108,7 @@ def tonight(node_hours, wall, costs):
 
 
 def _known_partitions(hours):
-    '''Refuse a budget naming a partition the profile lacks: the
-    partitions it meant would be planned without limit.'''
+    '''Refuse an unknown partition: the one meant would have no limit.'''
     system = profile.current()
     names = {p['name'] for p in system['partitions']} | set(
         profile.omitted())

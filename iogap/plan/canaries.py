@@ -1,28 +1,20 @@
-'''The canaries: the variants a plan runs every night.
-
-Derived from the judgements, not declared: the audit
-(:mod:`iogap.judge.audit`) gives each its false-alarm rate and the
-smallest regression it catches 9 nights in 10. The judgements that catch
-one, within the false-alarm budget and with no waiver, are the stable
-figures the nightly's bands and change points rely on: best detection
-first, they are canaries (with their sides) while their cost, their node
-sweep included, stays within :data:`SHARE` of the budget. A site may
-name them instead (``--canaries``, ``IOGAP_CANARIES``).
-'''
+'''The canaries, the variants a plan runs every night: the judgements the
+audit finds able to catch a regression within the false-alarm budget,
+best first, while they fit :data:`SHARE` of the budget, unless a site
+names them (``--canaries``, ``IOGAP_CANARIES``).'''
 
 import re
 
 from iogap.errors import IogapError
-from iogap.judge import audit
+from iogap.judge import audit, readings
 
 #: Share of the budget the canaries may take; the rest is the rotation's
 SHARE = 0.5
 
 
 def names(ref):
-    '''Reference entries (ratios and fits by name, absolute entries by
-    id) that detect a regression within the false-alarm budget, best
-    detection first: ``[(detects, key)]``.'''
+    '''``[(detects, entry key)]`` of the entries that catch a regression
+    within the false-alarm budget, unwaived, best first.'''
     if ref is None:
         return []
     limit = audit.budget(ref)['judgement']
@@ -36,12 +28,14 @@ def names(ref):
     return sorted(found, key=lambda d: (d[0], str(d[1])))
 
 
-def derived(plan, by_entry, ref):
-    '''``(variants, reason)``: the judgements of ``by_entry`` (``{entry
-    key: [Judgement]}``) the audit ranks, best first, with their sides,
-    while ``plan.every_night`` of them fits ``SHARE`` of the budget.'''
-    chosen, cap = [], plan.budget.scaled(SHARE)
-    seen = set()
+def derived(plan, ref):
+    '''``(variants, reason)`` of the canaries the audit ranks.'''
+    targets, by_entry = readings.absolute_targets(ref), {}
+    for j in plan.judgements:   # absolute entries by id, others by name
+        for k in [id(e) for e in targets[j.variant][3].values()] \
+                if j.check == 'AbsoluteCheck' else [j.name]:
+            by_entry.setdefault(k, []).append(j)
+    chosen, cap, seen = [], plan.budget.scaled(SHARE), set()
     for _, key in names(ref):
         for j in by_entry.get(key, []):
             if j.select in seen:
@@ -55,8 +49,7 @@ def derived(plan, by_entry, ref):
 
 
 def declared(plan, pattern):
-    '''Canaries named by a regular expression over ``Check@N``
-    (``IOGAP_CANARIES``): a judgement brings its sides.'''
+    '''Canaries matching a regular expression over ``Check@N``.'''
     pattern, chosen = re.compile(pattern), set()
     for sel in [*plan.variants, *plan.needs]:
         if pattern.fullmatch(sel):

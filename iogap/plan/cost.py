@@ -1,30 +1,8 @@
-'''The cost of a case before it runs: nodes, bytes written, wall time.
-
-The wall time is measured where the case ran before: the median of its
-last runs in the results database (:mod:`iogap.history.jobtimes` reads it),
-each from the job's submission to its completion. Otherwise it is
-estimated from the case's geometry: the bytes it moves over the
-bandwidth its partition's references give (the most specific absolute
-``write_bw`` entry of the same family, else the partition's
-``plan_node_bandwidth`` per node), plus its ``plan_start_seconds`` for
-start-up, probes and calibration (site data, defaults in the schema).
-The estimate is only a first night's guess; every run replaces it.
-
-Each family package states its own cost model, ``iogap/<package>/cost.py``
-(found through the registry of family packages):
-
-- ``geometry(case)``: ``(nodes, tasks, bytes written, bytes moved)``;
-- ``estimate(case)`` (optional): ``(wall seconds, how)``, or ``None``
-  for the bytes it moves over the bandwidth found here;
-- ``BANDWIDTH`` (optional): the figure whose absolute references give
-  that bandwidth;
-- ``control_bytes(case)`` (optional): bytes the case's control steps move
-  beside its I/O (dd's memory copies), added to the estimate at the
-  bandwidth of ``CONTROL_BANDWIDTH``'s absolute references, else the
-  partition's ``plan_memory_bandwidth``;
-- ``SAID`` (optional): ``{extras key: whose}`` of the partition's extras
-  its estimate takes, for docs/budget.md.
-'''
+'''The cost of a case before it runs: nodes, bytes written, wall time (the
+median of its last runs, else a first night's estimate from its geometry).
+Each family package states its model in ``<package>/cost.py``:
+``geometry(case)``; optional ``estimate(case)``, ``BANDWIDTH``,
+``control_bytes(case)``, ``CONTROL_BANDWIDTH``, ``SAID``.'''
 
 import copy
 import functools
@@ -33,7 +11,7 @@ import statistics
 
 from iogap.core import registry
 from iogap.errors import IogapError
-from iogap.history.jobtimes import measured, nights_ran
+from iogap.history.jobtimes import measured
 from iogap.judge import references
 
 #: Runs of a case whose median is its measured wall time
@@ -62,27 +40,23 @@ def model(case):
 
 
 def geometry(case):
-    '''``(nodes, tasks, bytes written, bytes moved)`` of a measured case,
-    from its parameters and its partition's extras (its family's model).'''
+    '''``(nodes, tasks, bytes written, bytes moved)`` of a case.'''
     return model(case).geometry(case)
 
 
 def reference_bandwidth(case, attr='BANDWIDTH'):
-    '''Bytes/s the references expect of the case's writes (the figure its
-    family's model names in ``attr``), or ``None``.'''
+    '''Bytes/s the most specific absolute reference of the model's figure
+    ``attr`` expects of the case, or ``None``.'''
     ref = references.current()
     figure = getattr(model(case), attr, None)
-    best = None
-    for entry in (ref.data['absolute'] if ref else []):
-        given = entry.get('params') or {}
-        if entry['test'] != case.family or entry['partition'] != \
-                case.partition or entry['var'] != figure or \
-                any(case.params.get(k) != v for k, v in given.items()):
-            continue
-        if best is None or len(given) > len(best.get('params') or {}):
-            best = entry
-    if best is None:
+    found = [e for e in (ref.data['absolute'] if ref else [])
+             if (e['test'], e['partition'], e['var']) ==
+             (case.family, case.partition, figure) and all(
+                 case.params.get(k) == v for k, v in
+                 (e.get('params') or {}).items())]
+    if not found:
         return None
+    best = max(found, key=lambda e: len(e.get('params') or {}))
     scale = 2**20 if best['unit'].startswith('MiB') else 1e6
     return best['ref'][0] * scale
 
@@ -134,9 +108,7 @@ def costs(cases, db_path=None, system=None):
 
 
 def resized(cases, extras):
-    '''``{key: Cost}`` of ``cases`` run with ``extras`` over their
-    partitions' own (a size a run chooses, such as ``dd_count``): the
-    estimates, as no run at that size is in the history.'''
+    '''Estimated ``{key: Cost}`` of ``cases`` with other ``extras``.'''
     out = {}
     for key, case in cases.items():
         case = copy.copy(case)

@@ -1,12 +1,6 @@
-'''Every case of the loaded profile, as ReFrame will generate it.
-
-A measured case is a family's variant on one partition (the family's
-constraints decide where, as at generation); a judgement is a variant of
-``AbsoluteCheck``, ``RatioCheck``, ``FitCheck`` or ``MechanismCheck`` and
-reads the measured cases of :meth:`iogap.judge.judgement.Judgement.cases`.
-Both are selected by ``-n Check@variant`` (the thin checks add no
-parameters, so a family's variant numbers are the check's).
-'''
+'''Every case of the loaded profile, as ReFrame will generate it: measured
+cases (a family's variant on one partition) and judgements, both selected
+by ``-n Check@variant``.'''
 
 from iogap.core import registry
 from iogap.core.base import runs_on
@@ -23,12 +17,11 @@ class Case:
 
     def __init__(self, family, variant, params, part):
         self.family, self.variant, self.params = family, variant, params
-        self.part = part                     # an iogap.site.profile.Part
+        self.part = part
         self.partition = part.fullname.split(':')[1]
         cls = registry.get(family)
         self.unique = cls.variant_name(variant)
-        #: ReFrame's display name, the run report's ``name``: unlike the
-        #: variant number, the same case's whatever the profile adds
+        #: ReFrame's display name: stable, unlike the variant number
         self.name = family + ''.join(
             f' %{p}={cls.raw_params[p].format(v)}' for p, v in
             cls.get_variant_info(variant)['params'].items())
@@ -53,8 +46,8 @@ class Judgement:
     '''A judgement and the keys of the measured cases it reads.'''
 
     def __init__(self, check, variant, name, sides):
-        self.check, self.variant, self.name = check, variant, name
-        self.sides = sides
+        self.check, self.variant, self.name, self.sides = \
+            check, variant, name, sides
 
     @property
     def select(self):
@@ -85,28 +78,24 @@ def _entries(param):
 
 
 def judgements(cases, left_out=None):
-    '''Every judgement, with the keys of its sides in ``cases``; a side
-    no partition of this run generates is left out with its judgement,
-    as the judgement itself skips then. Those whose sides span
-    partitions are added to ``left_out``, if given, as ``(Check@N, name,
-    [(case, partition) missing])``: a plan says why they never run.'''
+    '''Every judgement whose sides are all in ``cases`` (else it skips).
+    Those spanning partitions that lack a side go to ``left_out``, if
+    given, as ``(Check@N, name, [(case, partition) missing])``.'''
     found = []
     for check, param in JUDGEMENTS:
         cls = getattr(readings, check)
         for num, entry in enumerate(_entries(param)):
-            # The judgement's own reading of its entry, without a test
+            # the judgement's own reading of its entry, without a test
             reader = type(check, (), {'cases': cls.cases, param: entry,
                                       'sides': getattr(cls, 'sides', None)})
-            sides = []
-            for family, part, params in reader().cases():
-                unique = _unique(family, params)
-                sides.append((unique or family, part))
+            sides = list(dict.fromkeys(
+                (_unique(family, params) or family, part)
+                for family, part, params in reader().cases()))
             name = readings.target_name(entry) if param == 'target' \
                 else entry['name']
-            missing = [s for s in dict.fromkeys(sides) if s not in cases]
+            missing = [s for s in sides if s not in cases]
             if not missing:
-                found.append(Judgement(check, num, name,
-                                       list(dict.fromkeys(sides))))
+                found.append(Judgement(check, num, name, sides))
             elif left_out is not None and len({p for _, p in sides}) > 1:
                 left_out.append((f'{check}@{num}', name, missing))
     if left_out is not None:
@@ -115,10 +104,7 @@ def judgements(cases, left_out=None):
 
 
 def _absent_ratios():
-    '''``(check, name, [(case, partition) missing])`` of the ratios
-    across partitions the reference file holds but this run cannot judge
-    (a partition left out, a feature the host lacks): no variant of
-    ``RatioCheck`` is generated for them.'''
+    '''The ratios across partitions that got no ``RatioCheck`` here.'''
     ref, found = references.current(), []
     for entry in (ref.data['ratios'] if ref else []):
         sides = [entry['numerator'], entry['denominator']]

@@ -1,24 +1,13 @@
-'''A night's plan as pipeline jobs, for a budget per partition: each
-partition's share of the night in a job of its own (``--system
-<system>:<partition>``), and the judgements whose sides span partitions,
-with those sides, in one job that holds them all (``--system <system>``).
-
-A variant (``Check@N``) runs on every partition that generates it, and a
-case runs once a night. So a variant a cross-partition judgement reads
-goes to that judgement's job, with every other judgement that reads it,
-and leaves the partitions' jobs; every other variant runs in the job of
-each partition it is generated on (there on that partition alone), the
-judgements of one partition beside their cases. The jobs together run
-exactly the night's plan, so its budget holds; each job's share of it is
-recorded with the job.
-'''
+'''A night's plan as pipeline jobs: one per partition, and a cross job for
+the judgements spanning partitions with their sides (a case runs once a
+night, so those sides leave the partitions' jobs). Together the jobs run
+exactly the plan, so its budget holds.'''
 
 from iogap.plan.budget import usage
 
 
 def touches(plan):
-    '''``{Check@N: {partition, ...}}``: where each variant runs and where
-    each judgement's sides do.'''
+    '''``{Check@N: {partition}}`` where a variant or judgement's sides run.'''
     found = {sel: {key[1] for key in keys}
              for sel, keys in plan.variants.items()}
     for j in plan.judgements:
@@ -27,27 +16,19 @@ def touches(plan):
 
 
 def _held_together(plan, chosen, where):
-    '''The variants of ``chosen`` that must run in the cross job: the
-    judgements spanning partitions, their sides, and every judgement
-    reading one of those sides (with its own sides), until none is left.'''
+    '''The variants of ``chosen`` for the cross job: the judgements
+    spanning partitions with their sides, closed over shared sides.'''
     planned = [j.select for j in plan.judgements if j.select in chosen]
-    held = set()
-    for sel in planned:
-        if len(where[sel]) > 1:
-            held |= set(plan.needs[sel])
-    grown = True
-    while grown:
-        grown = False
-        for sel in planned:
-            if sel not in held and held & set(plan.needs[sel]):
-                held |= set(plan.needs[sel])
-                grown = True
+    held = set().union(*(plan.needs[s] for s in planned
+                         if len(where[s]) > 1))
+    while more := [s for s in planned
+                   if s not in held and held & set(plan.needs[s])]:
+        held = held.union(*(plan.needs[s] for s in more))
     return held
 
 
 def _job(plan, name, partition, selects):
-    '''One job's record; ``partition`` ``None`` runs on every partition
-    its variants are generated on.'''
+    '''One job's record (``partition`` ``None``: every partition).'''
     variants = {s: [k for k in plan.variants[s]
                     if partition is None or k[1] == partition]
                 for s in selects if s in plan.variants}
@@ -60,9 +41,7 @@ def _job(plan, name, partition, selects):
 
 
 def split(plan, selects):
-    '''The jobs of a night that runs ``selects``: one per partition with
-    something to run, then the cross-partition job if there is one
-    (named after the partitions it runs on, ``haswell+knl``).'''
+    '''The jobs of a night: per partition, then the cross job, if any.'''
     where, chosen = touches(plan), set(selects)
     held = _held_together(plan, chosen, where)
     rest = chosen - held
@@ -75,11 +54,8 @@ def split(plan, selects):
 
 
 def waiting(plan, selects, index, nights_ahead, left_out):
-    '''One line for each judgement spanning partitions that does not run
-    tonight (night ``index``), saying why: the night the rotation plans it
-    for (``nights_ahead``, tonight's first), or the side this run does not
-    generate (``left_out``: ``[(Check@N, name, [(case, partition)])]``,
-    from :func:`iogap.plan.inventory.judgements`).'''
+    '''A line for each judgement spanning partitions not run on night
+    ``index``: when it will, or the side it lacks (``left_out``).'''
     where, chosen, lines = touches(plan), set(selects), []
     for j in plan.judgements:
         if len(where[j.select]) > 1 and j.select not in chosen:

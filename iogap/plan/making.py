@@ -1,7 +1,4 @@
-'''The plan the command's options ask for: the profile loaded (before any
-family is imported: the families take their values from it), its cases,
-judgements, costs and history, the night's budget and the plan itself;
-``iogap plan`` and docs/budget.md both make it here.'''
+'''The plan ``iogap plan``'s options ask for, and the lines saying it.'''
 
 import json
 import os
@@ -19,16 +16,13 @@ from iogap.plan.budget import tonight
 from iogap.plan.nightplan import Plan, night_index
 from iogap.site import profile
 
-ROOT = profile.ROOT
-
 
 def load(system, db, within=None, left_out=None):
-    '''The profile's cases (those whose check matches the regular
-    expression ``within``, if given), judgements, costs and the nights
-    each case ran on; the judgements spanning partitions that lack a side
-    are added to ``left_out``.'''
+    '''The profile's cases (those matching ``within``), judgements, costs
+    and the nights each ran on; the profile is loaded first, as the
+    families take their values from it.'''
     profile.load(['--system', system] if system else [], os.environ)
-    # Tonight's selection names variants by number, as the run numbers them
+    # tonight's selection names variants by number, as the run numbers them
     profile.parametrize(profile.current())
     name = profile.current()['name']
     if system and system.split(':')[0] != name:
@@ -45,16 +39,14 @@ def load(system, db, within=None, left_out=None):
     if within:
         found = {k: c for k, c in found.items()
                  if re.search(within, c.family)}
-    db = db or os.environ.get('IOGAP_RESULTS_DB') or \
-        os.path.join(ROOT, 'output', 'results.db')
-    db = _history(db)
+    db = _history(db or os.environ.get('IOGAP_RESULTS_DB') or
+                  os.path.join(profile.ROOT, 'output', 'results.db'))
     return name, found, cases.judgements(found, left_out), \
         cost.costs(found, db, name), cost.nights_ran(db, name)
 
 
 def _history(db):
-    '''The results database the plan reads, or ``None`` for a new
-    history; one that cannot be read is refused, not taken for none.'''
+    '''The database the plan reads, or None; an unreadable one is refused.'''
     if db == os.devnull or not os.path.lexists(db):
         return None
     try:
@@ -68,7 +60,7 @@ def _history(db):
 
 
 def budget(args, costs):
-    '''The night's budget; ``40%`` is that share of the full night.'''
+    '''The night's budget (``40%``: that share of the full night).'''
     return tonight(args.node_hours, args.wall, costs)
 
 
@@ -86,10 +78,8 @@ def plan(args, left_out=None):
 
 
 def print_night(args):
-    '''Print the reframe options that select tonight's plan, and lines
-    saying what it holds (with ``--jobs``, each pipeline job and each
-    judgement spanning partitions that does not run tonight; ``--json``:
-    the plan, for the run report).'''
+    '''Print the reframe options of tonight's plan, and on stderr what it
+    holds (``--jobs``: its jobs, and what waits; ``--json``: the plan).'''
     left_out = []
     name, made, index = plan(args, left_out)
     summary = made.summary(index)

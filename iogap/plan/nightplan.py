@@ -1,55 +1,28 @@
-'''A night within a budget: canaries every night, the rest in rotation.
-
-The unit ReFrame selects is a check's variant (``-n Check@N``), which runs
-on every partition that generates it; a variant's cost is the sum over
-those partitions. A judgement is planned with the variants of all its
-sides, so it never loses one.
-
-Canaries (:mod:`iogap.plan.canaries`) run every night, with their node
-sweep when one is asked for (:mod:`iogap.plan.nodesweep`). Everything else
-is grouped (the judgements sharing a case, with their sides, are one
-group) and packed, largest first, into the fewest nights that each fit
-what the canaries leave: the rotation.
-
-Night ``k`` (days since 1970-01-01 UTC by default) runs the canaries, then
-fills the budget with the groups that have waited longest: by the last
-night before ``k`` on which the results database saw all of a group's
-cases run (never first), then by their place in the rotation after ``k``,
-largest first. Without any history that is rotation row ``k mod length``.
-A plan read from the history before the night is the same however often
-it is made, and a cost that changes, a night cut short or a case that
-did not run delays nothing for good: the group that waited longest always
-fits, so every group runs within as many nights as there are groups, and
-at steady costs within the rotation's length.
-'''
+'''A night within a budget: night ``k`` runs the canaries, then the groups
+(a judgement with all its sides) that waited longest; with no history,
+rotation row ``k mod length``. The same history gives the same plan, and
+the group that waited longest always fits, so a cut night or a changed
+cost delays nothing for good: every group runs within as many nights as
+there are groups.'''
 
 import datetime
 import hashlib
 import json
 
-from iogap.judge import readings, references
+from iogap.judge import references
 from iogap.plan import canaries, rotation
 from iogap.plan import nodesweep as sweep
 from iogap.plan.budget import JUDGE_SECONDS, Budget, usage  # noqa: F401
 
 
-def _entry_keys(judgement, targets):
-    if judgement.check == 'AbsoluteCheck':
-        return [id(e) for e in targets[judgement.variant][3].values()]
-    return [judgement.name]
-
-
 class Plan:
-    '''Canaries and rotation of the loaded profile within ``budget``;
-    with ``sweeps``, the canaries' node sweep too.'''
+    '''Canaries (node sweep too, with ``sweeps``) and rotation.'''
 
     def __init__(self, cases, judgements, costs, budget, declared=None,
                  ran=None, sweeps=False):
         self.cases, self.costs, self.budget = cases, costs, budget
         #: ``{history key: {night, ...}}``: when each case ran before
-        self.ran = ran or {}
-        #: Whether the canaries are also swept across their nodes
-        self.sweeps = sweeps
+        self.ran, self.sweeps = ran or {}, sweeps
         self.variants = {}
         for key, case in sorted(cases.items()):
             self.variants.setdefault(case.select, []).append(key)
@@ -57,21 +30,15 @@ class Plan:
         self.needs = {j.select: sorted({j.select} | {cases[k].select
                                                       for k in j.sides})
                       for j in judgements}
-        targets = readings.absolute_targets(references.current())
-        by_entry = {}
-        for j in judgements:
-            for k in _entry_keys(j, targets):
-                by_entry.setdefault(k, []).append(j)
         self.canaries, self.canary_reason = canaries.declared(
             self, declared) if declared else canaries.derived(
-            self, by_entry, references.current())
+            self, references.current())
         #: What the canaries use every night, their sweep included
         self.base = self.every_night(self.canaries)
-        self.groups = rotation.groups(self.variants, judgements, self.needs,
-                                      self.canaries)
+        self.slots = rotation.groups(self.variants, judgements, self.needs,
+                                     self.canaries)
         self.length, self.rotation = rotation.rotate(
-            self.groups, self.base, self.variants, costs, budget)
-        self.slots = self.groups
+            self.slots, self.base, self.variants, costs, budget)
         self.group_usage = [usage(g, self.variants, self.costs)
                             for g in self.slots]
         largest = sorted(range(len(self.slots)), key=lambda g: (
@@ -89,23 +56,18 @@ class Plan:
         return used
 
     def night(self, index):
-        '''The variants of night ``index``: canaries, then the groups
-        that waited longest, while they fit.'''
+        '''The variants of night ``index``.'''
         return self._fill(index, self._last_ran(index))
 
     def _last_ran(self, index):
-        '''``{group number: last night before index all its cases ran}``
-        (groups that never did are absent).'''
+        '''``{group: last night before index all its cases ran}``.'''
         last = {}
         for num, group in enumerate(self.slots):
-            nights = None
-            for sel in group:
-                for key in self.variants.get(sel, []):
-                    ran = {n for n in self.ran.get(
-                        self.cases[key].history_key, ()) if n < index}
-                    nights = ran if nights is None else nights & ran
-            if nights:
-                last[num] = max(nights)
+            ran = [{n for n in self.ran.get(self.cases[key].history_key, ())
+                    if n < index}
+                   for sel in group for key in self.variants.get(sel, [])]
+            if ran and (every := set.intersection(*ran)):
+                last[num] = max(every)
         return last
 
     def _fill(self, index, last):
@@ -124,8 +86,7 @@ class Plan:
         return sorted(set(chosen))
 
     def ahead(self, index):
-        '''The plans of the nights from ``index`` until every group has
-        run, if they run as planned at today's costs.'''
+        '''Nights from ``index`` until every group ran, at today's costs.'''
         last, waiting = self._last_ran(index), set(range(len(self.slots)))
         nights = []
         while waiting:
@@ -141,8 +102,7 @@ class Plan:
         return nights or [self.night(index)]
 
     def record(self, index):
-        '''The nights from ``index`` until every case has run, what each
-        judgement needs, each variant's usage (to check a plan by).'''
+        '''What a plan is checked by: nights, needs, usages, limits.'''
         return {'nights': self.ahead(index),
                 'needs': self.needs,
                 'usage': {s: usage([s], self.variants, self.costs)
@@ -165,7 +125,7 @@ class Plan:
             # every case has run by then, whatever ran before tonight
             'covered_within': len(self.ahead(index)),
             'budget': self.budget.describe(),
-            'canaries': [s for s in self.canaries],
+            'canaries': list(self.canaries),
             'selects': selects,
             'node_hours': {k: round(v, 3) for k, v in sorted(used.items())
                            if k != 'wall'},
@@ -177,7 +137,6 @@ class Plan:
 
 
 def night_index(date=None):
-    '''Days since 1970-01-01 of ``date`` (a ``datetime.date``; today,
-    UTC).'''
+    '''Days since 1970-01-01 of ``date`` (default: today, UTC).'''
     day = date or datetime.datetime.now(datetime.timezone.utc).date()
     return (day - datetime.date(1970, 1, 1)).days

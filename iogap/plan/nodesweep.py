@@ -1,14 +1,7 @@
-'''The node sweep: the single-node canaries once on every node of their
-partition, by ReFrame's own ``--distribute``, on the partitions whose
-profile says how many nodes a sweep covers (``sweep_nodes``).
-
-A sweep measures; it does not judge. ReFrame runs a case once per node
-under the node's name, so no judgement can read it (checks/judge.py
-refuses them in one line); the nightly reports each figure across the
-nodes, its spread and its slowest node (:mod:`iogap.night.sweeprun`). Its
-cost is the swept canaries' again, once per node: ``sweep_nodes`` jobs of
-one node for every case, counted against the budget with the canaries.
-'''
+'''The node sweep: the single-node canaries once on each node of the
+partitions with ``sweep_nodes`` (``--distribute``), counted against the
+budget with the canaries. It measures, never judges: its runs are named
+after their nodes, so no judgement reads them.'''
 
 
 def nodes(case):
@@ -17,8 +10,7 @@ def nodes(case):
 
 
 def _swept(selects, variants, cases, costs):
-    '''``(variant, key)`` of every single-node case of ``selects`` on a
-    partition with a sweep (judgements have no case of their own).'''
+    '''``(variant, key)`` of the swept single-node cases of ``selects``.'''
     for sel in selects:
         for key in variants.get(sel, []):
             if costs[key].nodes == 1 and nodes(cases[key]):
@@ -34,9 +26,7 @@ def variants(selects, plan):
 
 
 def usage(selects, variants_, cases, costs):
-    '''``{partition: node-hours, 'wall': seconds}`` of sweeping the
-    single-node cases of ``selects``: each once on each node, one job of
-    one node at a time.'''
+    '''``{partition: node-hours, 'wall': seconds}`` of sweeping.'''
     used = {'wall': 0.0}
     for _, key in _swept(selects, variants_, cases, costs):
         count, cost = nodes(cases[key]), costs[key]
@@ -46,8 +36,7 @@ def usage(selects, variants_, cases, costs):
 
 
 def summary(selects, plan):
-    '''The sweep of a night's ``selects`` as its plan records it:
-    ``{partition: {variants, nodes, node_hours, wall_seconds}}``.'''
+    '''``{partition: {variants, nodes, node_hours, wall_seconds}}``.'''
     found = {}
     for part, sels in variants(selects, plan).items():
         used = usage(sels, {s: [k for k in plan.variants[s] if k[1] == part]

@@ -1,21 +1,8 @@
-'''A run a person can follow: ReFrame's status line of each case, which
-already counts the cases done out of the total (``[ OK ] ( 3/16) ...``),
-ends with an estimate of the time left, from the planner's cost of each
-case (:mod:`iogap.plan.cost`: its median wall time in the results
-database, else its estimate from the bytes it moves); its last line says
-how many judgements reached a verdict (passed, failed), or that nothing
-was judged.
-
-The estimate is the planned seconds of the cases started and not yet
-finished, plus the cases not yet started at the mean planned cost of
-those started, scaled by this run's pace so far (its wall time over the
-planned seconds of the cases finished): a case's plan comes from another
-night or a guess, the pace from tonight. It is a stream handler of
-ReFrame's logging (``reframe_config.py``, type ``iogap_progress``) that
-ReFrame's ``-v``/``-q`` adjust like its own; the per-figure ``P:`` lines
-are printed at ``general.perf_info_level`` (verbose: ``-v`` shows them,
-``--performance-report`` and the perflog hold them).
-'''
+'''ReFrame's status lines with the time left, and its last line with how
+many judgements reached a verdict: a stream handler (``iogap_progress``)
+that ``-v``/``-q`` adjust like ReFrame's own. The time left is the planned
+seconds of the cases not finished (from other nights, or a guess), scaled
+by tonight's pace.'''
 
 import logging
 import re
@@ -26,27 +13,21 @@ from reframe.core.logging import register_log_handler
 
 from iogap.plan import cost
 from iogap.plan import inventory as cases
-from iogap.plan.inventory import JUDGEMENTS
 from iogap.site import profile
 
 #: ReFrame's status line: status, (done/total), display name, partition
 STATUS = re.compile(r'\[\s*(?P<status>[A-Z]+)\s*\] (?:\(\s*(?P<done>\d+)/'
                     r'(?P<total>\d+)\) )?(?P<name>.+?) /[0-9a-f]{8,} '
                     r'@[^:\s]+:(?P<part>[^+\s]+)')
-
 #: ReFrame's last line: '[  PASSED  ] Ran 6/6 test case(s) from ...'
 SUMMARY = re.compile(r'\[\s*(PASSED|FAILED)\s*\] Ran ')
-
 #: Colour codes ReFrame may wrap a status in
 _COLOUR = re.compile(r'\x1b\[[0-9;]*m')
-
 #: What ``--repeat`` adds to a display name (the plan names the case once)
 _REPEAT = re.compile(r' %\$?\.?repeat_no=\d+')
-
-#: Planned seconds of a case the planner does not cost (a judgement's local
-#: arithmetic, a fixture): the few seconds ReFrame's stages take
+#: Planned seconds of a case the planner does not cost (judgement, fixture)
 UNPLANNED_SECONDS = 2.0
-
+_JUDGES = {check for check, _ in cases.JUDGEMENTS}
 #: The results database the planner reads (set by reframe_config.py)
 _results_db = None
 
@@ -62,22 +43,15 @@ def duration(seconds):
 
 
 def planned_seconds(results_db):
-    '''``{(display name, partition): seconds}`` of every case the loaded
-    profile generates, from the planner's costs.'''
+    '''``{(display name, partition): seconds}`` of every case, planned.'''
     name = profile.current()['name']
-    found = cases.measured()
     plan = {c.case.history_key: c.seconds for c in
-            cost.costs(found, results_db, name).values()}
+            cost.costs(cases.measured(), results_db, name).values()}
     # judgements and fixtures that ran before: their own median
     for key, runs in (cost.measured(results_db, name) if results_db
                       else {}).items():
         plan.setdefault(key, sorted(runs)[len(runs) // 2])
     return plan
-
-
-def judgements():
-    '''The names of the judgement checks (:mod:`iogap.plan.inventory`).'''
-    return {check for check, _ in JUDGEMENTS}
 
 
 class Progress:
@@ -98,10 +72,10 @@ class Progress:
 
     def line(self, text):
         '''``text``, with the time left appended to a finished case's line.'''
-        found = STATUS.search(_COLOUR.sub('', text))
+        plain = _COLOUR.sub('', text)
+        found = STATUS.search(plain)
         if not found:
-            return self.summary(text) if SUMMARY.match(
-                _COLOUR.sub('', text)) else text
+            return self.summary(text) if SUMMARY.match(plain) else text
         key = (_REPEAT.sub('', found['name']), found['part'])
         ident = (found['name'], found['part'])
         if found['status'] in ('RUN', 'DRY'):
@@ -114,11 +88,10 @@ class Progress:
         self.finished.add(ident)
         if found['status'] in ('OK', 'FAIL'):
             self.judged[found['status']] += \
-                found['name'].split()[0] in judgements()
+                found['name'].split()[0] in _JUDGES
         done, total = int(found['done']), int(found['total'])
         if found['status'] == 'SKIP':
-            # Its line ends with the reason in brackets, which the nightly
-            # and a person's scripts read as ReFrame prints it
+            # scripts read the reason that ends its line as ReFrame prints it
             return text
         if done >= total:
             return f'{text} (all done)'
@@ -136,8 +109,7 @@ class Progress:
         '''Seconds left of ``total`` cases, at this run's pace.'''
         planned = {i: self.seconds(k) for i, k in self.started.items()}
         running = sum(s for i, s in planned.items() if i not in self.finished)
-        # cases not started yet (behind a fixture, or a serial run's) at the
-        # mean of those the planner costs, among the started or the profile's
+        # unstarted cases at the mean planned cost, of the started or all
         known = [self.plan[k] for k in self.started.values()
                  if k in self.plan] or list(self.plan.values())
         unseen = max(total - len(planned), 0) * \
@@ -165,8 +137,7 @@ class ProgressHandler(logging.StreamHandler):
 
 
 def register(results_db):
-    '''Make ``iogap_progress`` a handler type of ReFrame's logging
-    configuration, costing cases from ``results_db``.'''
+    '''Register the ``iogap_progress`` handler, costing from ``results_db``.'''
     global _results_db
     _results_db = results_db
     register_log_handler('iogap_progress')(

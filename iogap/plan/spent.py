@@ -1,14 +1,10 @@
-'''What a night cost, measured: from its run report (or the results
-database's copy of it), per partition the cases that ran a job, their
-node-hours (nodes of the job's node list times submission to completion,
-queue wait included unless the run was serial) and the jobs' wall time;
-and the plan it ran, where the session records one.'''
+'''What a night cost, measured from its run report, and the plan it ran.'''
 
 from iogap.history.runreport import measured, read_report
 
 
 def render(path):
-    # one line for a report that is not one (iogap.report's reader)
+    '''The measured cost of the run report ``path``, as a table.'''
     report = read_report(path)
     info = report['session_info']
     lines = [f'{path}: session {info.get("uuid")}, '
