@@ -1,9 +1,5 @@
-'''The harness: what every measuring family builds on, behind these names
-alone (docs/harness.md is their contract). A family subclasses
-:class:`IogapTest`, registers with :func:`family`, declares its
-:class:`Figures` and its variants (:data:`variant`), reads its job's
-output through :class:`JobSteps`, and pairs a figure with a control it
-ran beside it (:class:`Control`).'''
+'''The harness every measuring family builds on, behind these names alone
+(docs/harness.md is their contract).'''
 
 from iogap.core.base import IogapTest
 from iogap.core.control import Control

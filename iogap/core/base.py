@@ -1,28 +1,6 @@
 '''The base every measuring test builds on: scratch, tools, launch, figures.
-
-A family subclasses :class:`IogapTest` and fills in these methods, which
-the base calls in this order, and no hook of its own:
-
-0. :meth:`~IogapTest.size_tasks` at init, where the case's parameters
-   alone give its tasks.
-1. :meth:`~IogapTest.configure` at set-up: sizes, tasks, tools and the
-   main command. Darshan's library is resolved before it; the placement
-   variants are applied after it, to the geometry it set.
-2. :meth:`~IogapTest.plan_steps` just before the run: the job's steps and
-   sections (:attr:`job_sections`), laid out once it returns.
-
-Its sanity function then checks the job with the components the base
-holds, built at set-up: ``task_placement`` (core specialization, binding,
-memory, clock: :class:`~iogap.core.variants.Placement`), ``eviction`` (the
-page cache: :class:`~iogap.core.pagecache.Eviction`) and ``darshan_run``
-(:class:`~iogap.core.darshan.Darshan`), and hands the figures it computed
-to :meth:`~IogapTest.report`, which makes them the performance variables.
-
-A measuring test only measures: its figures become performance variables
-with no reference of their own. Judging them (absolute bounds, ratios,
-fits) is the job of :mod:`iogap.judge`, so that no failure hides another
-figure.
-'''
+A family fills in its hooks and reports figures its sanity checked with the
+base's components; judging them is :mod:`iogap.judge`'s.'''
 
 import os
 import re
@@ -50,12 +28,7 @@ from iogap.site.spack import own
 
 
 class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
-    '''Undecorated base: site data comes from the partition's extras.
-
-    Which partitions a case runs on is declared, not generated and then
-    skipped: each family and variant lists ``CONSTRAINTS``, predicates over
-    the case's parameters and a partition (its features, extras, cores),
-    and a case is generated only where all of them hold.'''
+    '''Undecorated base: site data comes from the partition's extras.'''
 
     valid_systems = ['*']
     valid_prog_environs = ['+tools']
@@ -64,20 +37,16 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
     # I/O figures are meaningless on a node shared with other jobs
     exclusive_access = True
 
-    #: The partition's tools: built with Spack or found, once per partition
-    #: and environment
+    #: The partition's tools: built with Spack or found, once
     tools = fixture(ToolStack, scope='environment')
 
     #: Where the measured tool came from (Spack view or PATH); logged
     tool_provider = variable(str, value='', loggable=True)
 
-    #: Every tool the job executed, as its node resolved it: ``name path
-    #: sha256:digest version`` joined by ``; `` (job.sh's iogap_tool)
+    #: Every tool the job ran, as its node resolved it (path, digest, version)
     tools_resolved = variable(str, value='', loggable=True)
 
-    #: Directory of the project's own job-side tools (:mod:`iogap.site.spack.own`:
-    #: the iogap-tools package in the view, or ``.`` for the checkout's
-    #: copies put in the stage directory)
+    #: Directory of the project's job-side tools (``.``: the stage directory)
     own_tools = variable(str, value='.', loggable=False)
 
     #: How the figures were obtained (cache eviction, binding...); logged
@@ -86,20 +55,16 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
     #: Bytes the test writes at most; checked against free space
     scratch_bytes = variable(int, value=0, loggable=False)
 
-    #: Bytes the job moves in all (writes, reads, verification); sets its
-    #: time limit when the profile gives none (:func:`time_limit`)
+    #: Bytes the job moves in all: its time limit when the profile has none
     moved_bytes = variable(int, value=0, loggable=False)
 
-    #: Figures this host cannot give, with the reason: ``{name: reason}``
-    #: (a judgement of one is not applicable here)
+    #: Figures this host cannot give: ``{name: reason}``
     inapplicable = variable(dict, value={}, loggable=False)
 
-    #: How reads defeat the page cache: ``auto`` (drop_caches where the
-    #: partition permits it, else per-file fadvise), or either by name
+    #: How reads defeat the page cache (:class:`Eviction`)
     evict = variable(str, value='auto')
 
-    #: Cores given to each task when it is bound (``cpu_bind=cores``;
-    #: ``-c`` counts their hardware threads)
+    #: Cores of each bound task (``-c`` counts their hardware threads)
     cores_per_task = variable(int, value=1)
 
     #: Launcher options that bind; ``None`` takes extras['cpu_bind_options']
@@ -119,14 +84,11 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
         params = case_params(self)
         self.valid_systems = [part.fullname for part in runtime_parts()
                               if runs_on(type(self), params, part)]
-        #: The job script by named section (:mod:`iogap.core.jobscript`)
         self.job_sections = jobscript.JobSections()
         self.size_tasks()
 
     @run_after('init')
     def _described(self):
-        # What --describe and -t show: the family's own words, its figures
-        # (the measured ones replace them in sanity: report)
         darshan = getattr(self, 'darshan', 'on') == 'on'
         describe(self, [f for f in getattr(self, 'figures', ())
                         if darshan or not f.template.startswith('darshan')])
@@ -147,23 +109,19 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
         return command
 
     def launch_prefix(self):
-        '''The launcher as the main step uses it, for the job's other
-        steps (ReFrame gives the job its geometry only when it runs).'''
+        '''The main step's launcher, for other steps.'''
+        # ReFrame gives the job its geometry only when it runs
         for attr in ('num_tasks', 'num_tasks_per_node', 'num_cpus_per_task'):
             setattr(self.job, attr, getattr(self, attr))
-
         return ' '.join([*self.job.launcher.command(self.job),
                          *self.job_sections.launcher_options()])
 
     @property
     def part(self):
-        '''The current partition as the families' constraints see it.'''
         return profile.Part.of(self.current_partition)
 
     def ranked(self, command, trace_bytes=None):
-        '''``command`` as each rank runs it: timed in the rank by the
-        harness; with ``trace_bytes`` (a rank's bytes per iteration) its
-        bytes traced as they move.'''
+        '''``command`` timed in each rank, its ``trace_bytes`` traced.'''
         return steps.ranked(command, self.own_tools, trace=(
             JobSteps.trace_quantum(trace_bytes) if trace_bytes else None))
 
@@ -175,31 +133,25 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
     def _set_up(self):
         self._own_tools()
         self._scratch_usable()
-        #: The case's variants, applied to its job and checked in it
+        # The components a family's sanity checks its job with
         self.task_placement = Placement(self)
-        #: The page-cache eviction before a read-once
         self.eviction = Eviction(self, self.evict)
-        #: darshan-runtime for the steps of a ``darshan=on`` case
         self.darshan_run = Darshan(self)
-        #: Lustre striping of the case's directory (``striping=tuned``)
         self.striping_run = Striping(self)
-        # The family's tools are resolved last: its own is the one logged
+        # The family's tool is resolved last: the one logged
         self.darshan_run.apply(self.job_sections)
         self.configure()
         # Binding follows the geometry the family set
         self.task_placement.apply(self.job_sections)
 
     def _own_tools(self):
-        # One package: the probe, the dd driver and their step library
-        # come together from the view, or together from the checkout
+        # The project's own tools come all from the view or the checkout
         path, provider = find_tool(self, 'job.sh', subdirs=(own.SUBDIR,),
                                    checkout=own.source('job.sh'), runs=False)
         checkout = provider.startswith('checkout:')
         if not checkout and own.stale(os.path.dirname(path)):
-            # A view built from other sources (IOGAP_SPACK_VIEW, an older
-            # checkout) would run tools this checkout does not hold
+            # A view built from other sources runs tools this one lacks
             checkout, provider = True, 'checkout: the view\'s are stale'
-
         self.own_tools = '.' if checkout else os.path.dirname(path)
         self.note('iogap-tools=' + (f'checkout:{own.ROOT}' if checkout else
                                     provider.rsplit('/', 1)[0]))
@@ -208,10 +160,8 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
         # Before any family decides on modes: an unusable root fails all
         root = self.extra('scratch_root')
         scratch.check_rules(root)
-        if self.is_local:
-            why = scratch.problem(root)
-            if why:
-                raise ScratchError(why)
+        if self.is_local and (why := scratch.problem(root)):
+            raise ScratchError(why)
 
     @run_before('run', always_last=True)
     def _plan(self):
@@ -225,16 +175,12 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
         root = self.extra('scratch_root')
         if self.is_local and self.scratch_bytes:
             scratch.check_free_space(root, self.scratch_bytes)
-
         if self.own_tools == '.':
             for name in own.FILES:
                 shutil.copy(own.source(name), self.stagedir)
 
     def _lay_out_job(self):
-        '''The one place the job script is assembled: the helpers, the
-        scratch guard and the scratch device first, then the sections
-        (commands a user set on the command line go to set-up and
-        tear-down).'''
+        '''The one place the job script is assembled.'''
         tag = re.sub(r'[^A-Za-z0-9_-]', '_', self.unique_name)
         guard = jobguard.job_guard(
             self.extra('scratch_root'), tag,
@@ -253,8 +199,7 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
 
     @run_before('sanity')
     def _tools_on_node(self):
-        '''Record where every tool resolved on the node, and the measured
-        tool's path when only its name went to the node.'''
+        '''Record where every tool resolved on the node.'''
         if self.is_dry_run():
             return
         found = resolved(self.read('stdout'))
@@ -268,7 +213,6 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
         '''Remove what a killed job (no trap ran) left behind.'''
         if self.is_dry_run():
             return
-
         root = os.path.realpath(self.extra('scratch_root'))
         for path in jobguard.scratch_dirs(self.read('stdout')):
             real = os.path.realpath(path)
@@ -277,16 +221,14 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
                 shutil.rmtree(real, ignore_errors=True)
 
     def report(self, figures):
-        '''Sanity's last step: ``figures`` (``{name: (value, unit)}``),
-        computed and checked by the family, become the test's performance
-        variables, each its value as measured.'''
+        '''Sanity's last step: ``figures`` (``{name: (value, unit)}``) become
+        the performance variables.'''
         self.perf_variables = {
             name: sn.make_performance_function(lambda v=value: v, unit)
             for name, (value, unit) in figures.items()}
         return True
 
     def measured(self):
-        '''``{name: value}``: the figures a passed case reported, as a
-        judgement that depends on it reads them.'''
+        '''``{name: value}`` a passed case reported, for judgements.'''
         return {name: sn.evaluate(fn)
                 for name, fn in self.perf_variables.items()}

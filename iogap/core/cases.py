@@ -1,7 +1,5 @@
-'''Where a case runs and how it presents itself: the constraints a family
-and its variants declare (features, not system names) decide the
-partitions of each case; its family's docstring and figures describe it.
-'''
+'''Where a case runs (the features its family and variants require, never
+system names) and how it describes itself.'''
 
 import functools
 import inspect
@@ -12,25 +10,21 @@ import reframe.utility.sanity as sn
 from reframe.core.exceptions import SanityError
 
 from iogap.core import registry, variants
-from iogap.core.variants import feature  # noqa: F401 (families' import)
 from iogap.site import profile
 
 
 @functools.lru_cache(maxsize=None)
 def constraints(cls):
-    '''Every constraint ``cls`` and its bases declare, and those of the
-    variants whose parameters it has (:data:`variants.CONSTRAINTS`).'''
+    '''The constraints ``cls``, its bases and its variants declare.'''
     found = [c for name in cls.param_space.params
              for c in variants.CONSTRAINTS.get(name, ())]
     for klass in reversed(cls.__mro__):
         found += [c for c in klass.__dict__.get('CONSTRAINTS', ())
                   if c not in found]
-
     return found
 
 
 def runtime_parts():
-    '''The partitions of the running system, as profile parts.'''
     return [profile.Part.of(p) for p in rt.runtime().system.partitions]
 
 
@@ -40,16 +34,13 @@ def case_params(test):
 
 
 def runs_on(cls, params, part):
-    '''Whether the case of ``cls`` with ``params`` (all of them) is
-    generated on ``part`` (an :class:`iogap.site.profile.Part`).'''
+    '''Whether the case of ``cls`` with ``params`` is generated on ``part``.'''
     return all(fn(params, part) for fn in constraints(cls))
 
 
 def describe(test, figures):
-    '''Give ``test`` a ``descr`` (its family's docstring), tags (the tool
-    family and, where the case has one, its I/O mode) and ``figures`` (a
-    :class:`iogap.core.figures.Figures`) as declared performance
-    variables.'''
+    '''Give ``test`` its ``descr`` (its family docstring's first paragraph),
+    tags, and ``figures`` as unmeasured performance variables.'''
     owner = registry.get(registry.family_name(type(test)) or '') or \
         type(test)
     doc = inspect.getdoc(owner) or owner.__name__
@@ -57,9 +48,6 @@ def describe(test, figures):
     test.tags |= {getattr(test, 'TOOL', '') or owner.__module__.split('.')[1]}
     if isinstance(getattr(test, 'mode', None), str):
         test.tags.add(test.mode)
-
-    # What --describe shows; the figures a run measured replace them
-    # (:meth:`iogap.core.base.IogapTest.report`)
     test.perf_variables = {
         name: sn.make_performance_function(_unmeasured, fig.unit)
         for fig in figures for name in expand(fig)}
@@ -70,13 +58,11 @@ def _unmeasured():
 
 
 def expand(figure):
-    '''Every name ``figure`` can take (a field of any integer stays a
-    ``{field}``).'''
+    '''Every name ``figure`` can take (an int or str field as ``{field}``).'''
     names = ['']
     for literal, field, _, _ in string.Formatter().parse(figure.template):
         values = figure.fields.get(field, ()) if field else ()
         values = [f'{{{field}}}'] if values is int or values is str else \
             [str(v) for v in values] or ['']
         names = [n + literal + v for n in names for v in values]
-
     return names

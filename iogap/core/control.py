@@ -1,13 +1,6 @@
-'''A figure paired with a control: each repetition's figure over the
-control the same repetition ran beside it, in the same job, summarised
-over the repetitions by their geometric mean.
-
-The control shares what the node (or the nodes) did at that moment: load,
-clock, neighbours. The ratio divides most of that out, so the paired
-figure varies less between nights than the figure alone. Families name
-theirs ``<figure>_paired`` (dd: an I/O pattern over a memory copy; OSU:
-inter-node over intra-node latency), so that tools find them.
-'''
+'''A figure paired with a control run beside it in the same job: figure /
+control divides out what the node did at that moment (load, clock,
+neighbours), so ``<figure>_paired`` varies less between nights.'''
 
 import math
 
@@ -23,9 +16,7 @@ class Control:
         self.short, self.quantity, self.unit = short, quantity, unit
 
     def ratios(self, measured, control):
-        '''``[measured / control]`` per repetition, in repetition order:
-        both map a repetition to its figure; a repetition missing from
-        either, or a figure that is not positive, is an error.'''
+        '''``[measured / control]`` per repetition: both, and positive.'''
         if set(measured) != set(control) or not measured:
             raise IogapError(f'paired figure: the {self.measured} ran in '
                              f'repetitions {sorted(measured)} and the '
@@ -45,5 +36,4 @@ class Control:
 
 
 def geometric_mean(values):
-    '''The geometric mean of positive ``values``.'''
     return math.exp(sum(math.log(v) for v in values) / len(values))

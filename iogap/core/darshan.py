@@ -1,14 +1,6 @@
-'''Darshan: what actually reached the file system, as a variant of the I/O
-families.
-
-On ``+darshan`` partitions a case with ``darshan=on`` runs each measured
-step with darshan-runtime preloaded, one log per step in ``darshan/`` of
-its output (dd, not an MPI program, in Darshan's non-MPI mode). The logs
-are read with pydarshan: bytes, operations and I/O time per module, the
-share of sequential and consecutive accesses, the dominant access size and
-the files touched become figures. The bytes Darshan saw must match what the
-tool says it moved, so a benchmark that silently skipped its I/O fails.
-'''
+'''Darshan as a variant of the I/O families: a ``darshan=on`` case runs its
+steps under darshan-runtime, whose logs become figures, their bytes held to
+what the tool says it moved: a benchmark that skipped its I/O fails.'''
 
 import os
 
@@ -16,24 +8,18 @@ from reframe.core.exceptions import SanityError
 
 from iogap.core.figures import Figure
 
-#: Darshan modules reported, by our short name
+#: Darshan modules reported, by short name
 MODULES = {'POSIX': 'posix', 'MPI-IO': 'mpiio', 'STDIO': 'stdio'}
-
-#: The counters of each module whose sum is its read and write operations
+#: The counters whose sum is a module's operations
 _OPS = {'POSIX': ('READS', 'WRITES'), 'STDIO': ('READS', 'WRITES'),
-        'MPI-IO': tuple(f'{kind}_{way}' for kind in ('INDEP', 'COLL', 'SPLIT',
-                                                     'NB')
+        'MPI-IO': tuple(f'{k}_{way}' for k in ('INDEP', 'COLL', 'SPLIT', 'NB')
                         for way in ('READS', 'WRITES'))}
-
 #: Relative difference allowed between Darshan's bytes and the tool's
 TOLERANCE = 0.01
-
-#: Darshan's default list of directories it ignores, less /var/: scratch
-#: roots such as /var/tmp live there
-EXCLUDE_DIRS = '/etc/,/dev/,/usr/,/bin/,/boot/,/lib/,/opt/,/sbin/,/sys/,/proc/'
-
-#: POSIX access-size buckets: counter suffix -> the largest access in it
-#: (Darshan's bounds; the last bucket is 1 GiB and more)
+#: Darshan's default directories to ignore, less /var/ (/var/tmp scratch)
+EXCLUDE_DIRS = ('/etc/,/dev/,/usr/,/bin/,/boot/,/lib/,/opt/,/sbin/,/sys/,'
+                '/proc/')
+#: POSIX access-size buckets: counter suffix -> its largest access
 _BUCKETS = {'0_100': 100, '100_1K': 2**10, '1K_10K': 10 * 2**10,
             '10K_100K': 100 * 2**10, '100K_1M': 2**20, '1M_4M': 4 * 2**20,
             '4M_10M': 10 * 2**20, '10M_100M': 100 * 2**20,
@@ -54,8 +40,7 @@ FIGURES = (BYTES, OPS, TIME, SHARE, ACCESS, FILES)
 
 
 class Darshan:
-    '''darshan-runtime for the steps of a case with ``darshan=on``: the
-    preload of each step, and what its logs say, checked.'''
+    '''darshan-runtime for a case's steps, and their logs, checked.'''
 
     def __init__(self, test):
         self.test = test
@@ -66,7 +51,6 @@ class Darshan:
         '''Set-up: find the library; the job keeps one log per step.'''
         if not self.on:
             return
-
         test = self.test
         self.lib = test.tool('libdarshan.so', subdirs=('lib',),
                              what='darshan-runtime', runs=False)
@@ -82,17 +66,14 @@ class Darshan:
         '''``env ...`` words that preload Darshan for one step.'''
         if not self.on:
             return []
-
         return ['env', f'LD_PRELOAD={self.lib}',
                 f'DARSHAN_LOGFILE=$PWD/darshan/{step}.darshan']
 
     def figures(self, expected):
-        '''Read every step's log; check its bytes against ``expected``
-        (``{step: (module, read bytes, written bytes, slack bytes)}``);
-        the figures summed over the steps, with their units.'''
+        '''The logs' summed figures, each log's bytes checked against
+        ``expected``: ``{step: (module, read, written, slack)}``.'''
         if not self.on:
             return {}
-
         counts = {}
         test = self.test
         root = os.path.realpath(test.current_partition.extras['scratch_root'])
@@ -107,7 +88,6 @@ class Darshan:
                         f'{step}, the tool moved {want}: the step did not do '
                         f'the I/O it reports')
             _add(counts, found)
-
         test.note(f'darshan logs: {len(expected)}')
         return {name: (value, _unit(name))
                 for name, value in figures_of(counts).items()}
@@ -126,13 +106,11 @@ def _add(into, counts):
 
 
 def figures_of(counts):
-    '''Figures from the summed counts of one or more logs.'''
     figures = {BYTES.name(module=MODULES[m], way=w): v
                for (m, w), v in counts.get('bytes', {}).items()}
-    figures.update({OPS.name(module=MODULES[m]): v
-                    for m, v in counts.get('ops', {}).items()})
-    figures.update({TIME.name(module=MODULES[m]): v
-                    for m, v in counts.get('time', {}).items()})
+    for fig, key in ((OPS, 'ops'), (TIME, 'time')):
+        figures.update({fig.name(module=MODULES[m]): v
+                        for m, v in counts.get(key, {}).items()})
     posix_ops = counts.get('ops', {}).get('POSIX', 0)
     if posix_ops:
         for kind in ('sequential', 'consecutive'):
@@ -150,7 +128,6 @@ def _open_log(path):
     except ImportError:
         raise SanityError('reading Darshan logs needs pydarshan: pip install '
                           'darshan') from None
-
     if not os.path.exists(path):
         raise SanityError(f'no Darshan log {path}: the step ran without '
                           f'darshan-runtime')
@@ -163,10 +140,7 @@ def _open_log(path):
 
 
 def read_log(path, under=None):
-    '''The counts of one Darshan log (pydarshan), of the files ``under`` a
-    directory if given (the benchmark's, not the job's own output); a
-    missing, corrupt or truncated log is a sanity error naming it and
-    pydarshan's error.'''
+    '''The counts of one log, of the files ``under`` a directory if given.'''
     report = _open_log(path)
     counts = {'bytes': {}, 'ops': {}, 'time': {}, 'files': 0,
               'sequential': 0, 'consecutive': 0, 'sizes': {}}
@@ -190,7 +164,7 @@ def read_log(path, under=None):
             fcounters[f'{prefix}_F_{k}_TIME'].sum()
             for k in ('READ', 'WRITE', 'META')))
         if module == 'POSIX':
-            # Files the tool opened (STDIO also lists the terminal streams)
+            # Files opened: POSIX's (STDIO lists the terminal streams too)
             counts['files'] = len(set(counters['id']))
             for kind, key in (('sequential', 'SEQ'),
                               ('consecutive', 'CONSEC')):
@@ -200,5 +174,4 @@ def read_log(path, under=None):
                 b: int(counters[f'POSIX_SIZE_READ_{b}'].sum() +
                        counters[f'POSIX_SIZE_WRITE_{b}'].sum())
                 for b in _BUCKETS}
-
     return counts

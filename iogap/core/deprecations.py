@@ -1,12 +1,6 @@
-'''ReFrame's deprecation warnings, found without reading source files.
-
-ReFrame 4 reads its deprecated ``variables`` field each time it creates a
-test, and each time its check of a deprecated field calls
-``inspect.stack()``, which opens and reads the source of every frame on
-the stack, warning or not. With a thousand cases that is most of the time
-a listing or a dry run takes. This finds the same frame (the first outside
-ReFrame) from the frames' module names, and warns exactly as ReFrame does.
-'''
+'''ReFrame's deprecation warnings without ``inspect.stack()``, which reads
+the source of every frame each time ReFrame creates a test: most of a
+listing's time with a thousand cases. Module names find the same frame.'''
 
 import sys
 import warnings
@@ -19,14 +13,12 @@ import semver
 
 
 def user_deprecation_warning(message, from_version='0.0.0'):
-    '''ReFrame's :func:`reframe.core.warnings.user_deprecation_warning`,
-    with the user's frame found by module name.'''
+    '''ReFrame's ``user_deprecation_warning``, its frame found by module.'''
     stack_level, frame = 2, sys._getframe(1)
     while frame is not None and \
             frame.f_globals.get('__name__', '').startswith('reframe'):
         stack_level += 1
         frame = frame.f_back
-
     version = semver.VersionInfo.parse(reframe.VERSION)
     # Prereleases are promoted, so that they warn too
     version = semver.VersionInfo(version.major, version.minor, version.patch)

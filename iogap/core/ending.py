@@ -1,7 +1,5 @@
-'''How a job ends: its default time limit, and in words how it ended
-(the scheduler's state, a signal, an exit code) with the first error line
-its output holds; the job's output as the sanity of every family reads it
-(:class:`JobEnding`).'''
+'''How a job ends: its default time limit, how it ended in words, with
+the first error line of its output, and the output as sanity reads it.'''
 
 import os
 import re
@@ -13,16 +11,13 @@ from reframe.core.exceptions import SanityError, SkipTestError
 
 from iogap.core import steps
 
-#: The slowest rate a working scratch file system is taken to sustain
-#: (bytes/s), and what a job spends beyond its I/O (seconds): start-up,
-#: placement probes, eviction, waiting for this device's I/O lock
+#: The slowest rate of a working scratch file system (bytes/s), and a
+#: job's time beyond its I/O (s): start-up, probes, eviction, I/O lock
 FLOOR_RATE, FIXED_SECONDS = 20e6, 180
 
 
 def time_limit(moved_bytes):
-    '''A job's default time limit in seconds: its bytes at the floor rate
-    plus the fixed part, so that a hung tool fails its case in minutes
-    and the run goes on.'''
+    '''A job's default time limit (s): a hung tool fails within minutes.'''
     return int(FIXED_SECONDS + moved_bytes / FLOOR_RATE)
 
 
@@ -37,7 +32,6 @@ def ended_by_scheduler(job):
     state = (getattr(job, 'state', None) or '').split()[0:1]
     what = ABNORMAL.get(state[0]) if state else None
     if what and getattr(job, 'lost_nodes', None):
-        # The scheduler's backend named the nodes that went down
         what = f'lost its node(s) {job.lost_nodes}'
     return f'the job {what} (Slurm state {state[0]})' if what else None
 
@@ -55,20 +49,16 @@ def exit_status(code):
                     f'killed by {signal.Signals(code - 128).name}')
     except ValueError:
         pass
-
     return f'failed with exit code {code}'
 
 
-#: Lines a healthy job prints: the harness's records (``iogap-<what>:``)
-#: and the notes of the job guard (:mod:`iogap.core.jobguard`) and of
-#: ``job.sh``. They say how the job went, never why it failed
+#: Lines a healthy job prints (records, notes): never why it failed
 PROGRESS = re.compile(r'^iogap-[\w-]+: |^iogap: (waiting for the I/O lock|'
                       r'created scratch root|the wall clock moved by)')
 
 
 def first_error(text, tool):
-    '''The first line of ``text`` from ``tool``, iogap or the launcher that
-    reads as an error; never a progress line (:data:`PROGRESS`).'''
+    '''The first line of ``text`` reading as an error, not :data:`PROGRESS`.'''
     error = re.compile(rf'^({re.escape(tool)}|iogap):|: line \d+: |'
                        r'\b(error|Error|ERROR|failed|denied|Killed|'
                        r'No such file|not found|No space|Invalid argument|'
@@ -76,7 +66,6 @@ def first_error(text, tool):
     for line in map(str.strip, text.splitlines()):
         if error.search(line) and not PROGRESS.search(line):
             return line
-
     return 'no error message in the job\'s output'
 
 
@@ -95,33 +84,28 @@ class JobEnding(rfm.RegressionTestPlugin):
             return ''
 
     def measured_output(self, tool):
-        '''Sanity: the job's stdout, once the job neither declined to
-        measure (``iogap-skip:``, a skip with its reason) nor failed.'''
+        '''Sanity: the job's stdout, unless it skipped or failed.'''
         text = self.read('stdout')
         reason = steps.skip_reason(text)
         if reason:
             raise SkipTestError(reason)
-
         self.assert_exit_ok(tool)
         return text
 
     def how_it_ended(self):
-        '''How the job ended, in words, when it did not exit 0 (the
-        scheduler's state, a signal, an exit code), else ``None``.'''
+        '''How the job ended, in words; ``None`` when it exited 0 itself.'''
         ended = ended_by_scheduler(self.job)
         if ended or self.job.exitcode == 0:
             return ended
         return exit_status(self.job.exitcode)
 
     def assert_exit_ok(self, tool):
-        '''Sanity: the job exited 0; otherwise say how it ended and quote
-        the first error line the tool or the guard printed.'''
+        '''Sanity: the job exited 0, else how it ended and its first error.'''
         # Tools run as labelled steps print their errors on stdout
         text = self.read('stderr') + self.read('stdout')
         ended = ended_by_scheduler(self.job)
         if ended:
             raise SanityError(f'{ended}: {first_error(text, tool)}')
-
         code = self.job.exitcode
         if code != 0:
             raise SanityError(f'{tool} {exit_status(code)}: '

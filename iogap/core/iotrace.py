@@ -1,27 +1,8 @@
 #!/usr/bin/env python3
-'''iotrace.py QUANTUM COMMAND...: run COMMAND and trace the bytes its
-process tree moves: the harness's own view of when a tool's data moved,
-to which iogap.core.plausible holds the tool's timing.
-
-It samples the bytes of the read and write system calls (``rchar`` plus
-``wchar`` of /proc/<pid>/io) of COMMAND and its live descendants, so that
-a tool behind a wrapper is traced too (a reaped child's bytes pass to its
-parent: the sum never drops). A sample costs a few microseconds; the
-pause between samples is a quarter of a millisecond, and once data moves
-a 256th of the time it has been moving (at most 20 ms), so the trace's
-resolution stays a small share of what it times. A sample is kept when
-the sum has grown by QUANTUM bytes since the last one kept; the sum at
-COMMAND's exit, read before it is reaped, is kept too. One line says
-them all, as microseconds since the first sample, bytes since COMMAND
-started (a new process counts from 0, so bytes moved before the first
-sample are not lost) and the microseconds the reading took (the tracer
-may be delayed between its clock and the counters)::
-
-    iogap-rank-io: 0:2400:3 100662:1050976:2 ... 301002:67104228:2
-
-and it exits as COMMAND did. Standard library only: it runs on compute
-nodes, in every rank, beside the tool.
-'''
+'''iotrace.py QUANTUM COMMAND...: run COMMAND, sampling the bytes its
+process tree moves (rchar + wchar), one sample kept per QUANTUM bytes and
+one at its exit, printed as ``iogap-rank-io: us:bytes:us ...``; exit as
+COMMAND did. Standard library only: it runs in every rank.'''
 
 import os
 import signal
@@ -29,9 +10,9 @@ import subprocess
 import sys
 import time
 
-#: Shortest and longest pause between samples, seconds
+#: Shortest and longest pause between samples (s): once data moves, a
+#: 256th of the time it has moved, so the resolution stays a small share
 TICK, MAX_TICK = 0.00025, 0.02
-
 #: Samples kept per line at most (a line stays within one pipe write)
 MAX_POINTS = 200
 
@@ -74,10 +55,7 @@ def exited(pid):
 
 
 def trace(pid, quantum):
-    '''``[(seconds before, bytes, seconds after)]``: the samples kept
-    while ``pid`` ran, and the last one at its exit. The bytes were read
-    between the two clock readings: a sample delayed while the tool ran
-    on says so, and the check takes the side of each that holds.'''
+    '''``[(seconds before, bytes, seconds after)]`` while ``pid`` runs.'''
     tree, kept, moving_since = Tree(pid), [], None
     while True:
         done = exited(pid)
@@ -104,7 +82,6 @@ def thin(points, most=MAX_POINTS):
 
 def main(argv):
     if len(argv) < 3 or not argv[1].isdigit():
-        # --help, or arguments that are not QUANTUM COMMAND...
         print(f'usage: {os.path.basename(argv[0])} QUANTUM COMMAND...\n\n'
               f'{__doc__.split(chr(10) * 2)[0]}', file=sys.stderr)
         return 0 if argv[1:2] in (['-h'], ['--help']) else 2

@@ -1,22 +1,18 @@
-'''The scratch guard inside a job: shell lines that check the root where
-the job runs, make the test's own directory and remove it on any exit, end
-the job when reframe dies, and take the host's I/O lock of the root's
-device (the rules are :mod:`iogap.core.scratch`'s).'''
+'''The scratch guard inside a job: check the root, make the test's directory
+and remove it on any exit, end the job when reframe dies, and take the I/O
+lock of the root's device: runs on one disk never measure at once.'''
 
 import shlex
 
 from iogap.core.scratch import DIR_PREFIX, MARKER
 
-#: Where the host-wide I/O locks live, one per device (major:minor), the
-#: first writable of these: one I/O job at a time per device of this host
+#: Where the host's I/O locks live (one per device), the first writable
 IO_LOCK_DIRS = ('/run/lock', '/var/lock', '/tmp')
 
 
 def job_guard(root, tag, watch_pid=None, io_lock=False):
-    '''Shell lines that check the root inside the job, make the test's
-    directory, record its owner and remove it on any exit. ``watch_pid``
-    (reframe, for jobs on its host) ends the job when that process dies;
-    ``io_lock`` waits for other I/O jobs on the root's device.'''
+    '''The guard's lines; ``watch_pid``: end the job when reframe dies;
+    ``io_lock``: wait for other I/O jobs on the root's device.'''
     lines = [
         *_root_lines(root),
         f'IOGAP_DIR=$(mktemp -d "$iogap_root/{DIR_PREFIX}{tag}.XXXXXX") || '
@@ -24,24 +20,20 @@ def job_guard(root, tag, watch_pid=None, io_lock=False):
         'iogap_watchdog=',
     ]
     if watch_pid:
-        # Started before any trap is set, so it never runs ours; our process
-        # group is the job's: end it all when reframe is gone
+        # Set before any trap, so it never runs ours: ends the job's group
         lines += [f'(while kill -0 {watch_pid} 2>/dev/null; do sleep 1; '
                   'done; kill -TERM -- -$$ 2>/dev/null) >/dev/null 2>&1 &',
                   'iogap_watchdog=$!']
-
     lines += [
-        # errexit holds inside traps too: nothing here may fail
-        # The directory's lock closes first: on NFS an open file would
-        # keep the directory from being removed
+        # errexit holds inside traps too: nothing here may fail. The lock
+        # closes first: on NFS an open file keeps the directory
         'trap \'exec 8<&-; rm -rf "$IOGAP_DIR"; [ -z "$iogap_watchdog" ] || '
         'kill $iogap_watchdog 2>/dev/null || :; [ -z "${iogap_held:-}" ] || '
         'echo "iogap-io-released: at=$(date +%s.%N)"\' EXIT',
         "trap 'exit 143' TERM; trap 'exit 130' INT; trap 'exit 129' HUP",
         'echo "host=$(uname -n) pid=$$ start=$(date +%s)" > '
         '"$IOGAP_DIR/.owner"',
-        # Held by the job and its tools while any lives: a run on another
-        # host sees the directory is in use (iogap.core.leftovers)
+        # Held while the job lives: no run removes its directory
         'exec 8<"$IOGAP_DIR/.owner"; flock -s -n 8 2>/dev/null || :',
         'echo "iogap-scratch: $IOGAP_DIR"',
     ]
@@ -49,15 +41,12 @@ def job_guard(root, tag, watch_pid=None, io_lock=False):
 
 
 def _root_lines(root):
-    '''Shell lines that stop the job unless ``root`` is a scratch root of
-    the suite's (made so when it is missing or empty), with ``iogap_root``
-    and ``iogap_fail`` set for the lines after them.'''
+    '''Lines that stop the job unless ``root`` is (or is made) the suite's.'''
     return [
         'set -o errexit -o pipefail',
         f'iogap_root={shlex.quote(root)}',
         'iogap_fail() { echo "iogap: $*" >&2; exit 3; }',
-        # A root missing on this node is made the suite's, as on the host
-        # reframe runs on, when its parent is there
+        # A root missing on this node is made, as on reframe's host
         'if [ ! -e "$iogap_root" ] && [ -d "$(dirname "$iogap_root")" ] && '
         'mkdir -m 700 "$iogap_root" 2>/dev/null; then',
         f'  : > "$iogap_root/{MARKER}"; echo "iogap: created scratch root '
@@ -80,9 +69,7 @@ def _root_lines(root):
 
 
 def io_lock_lines():
-    '''Shell lines that take this host's I/O lock for the device the
-    scratch root lives on, whatever root or output a run uses, waiting with
-    a line naming the holder while another job has it.'''
+    '''Lines that take the host's I/O lock of the root's device, or wait.'''
     return [
         'iogap_dev=$((16#$(stat -c %D "$iogap_root")))',
         'iogap_dev="$(( (iogap_dev >> 8) & 0xfff | (iogap_dev >> 32) & '
@@ -95,8 +82,7 @@ def io_lock_lines():
         '$iogap_lock"',
         'iogap_waited=$SECONDS',
         'if ! flock -n 9; then',
-        # the holder names itself just after taking the lock, and the file
-        # may still name the one before: wait briefly for a live holder
+        # The holder names itself just after locking: wait for a live one
         '  for iogap_try in 1 2 3 4 5 6 7 8 9 10; do',
         '    iogap_holder="$(cat "$iogap_lock.holder" 2>/dev/null || :)"',
         '    iogap_pid="${iogap_holder#pid=}"; iogap_pid="${iogap_pid%% *}"',
@@ -119,6 +105,5 @@ def io_lock_lines():
 
 
 def scratch_dirs(text):
-    '''The test directories a job announced on its stdout.'''
     return [line.split(' ', 1)[1] for line in text.splitlines()
             if line.startswith('iogap-scratch: ')]

@@ -1,14 +1,6 @@
 '''What dead runs left in a scratch root: removed when nothing can still
-use it, otherwise reported with its size.
-
-A test directory records its owner (``.owner``: host, pid) and, while its
-job lives, the job holds a shared lock on that file. One left by a job of
-this host whose process is gone is removed. One left under another
-host's name (a compute node, or this host before it was renamed) is
-removed when no job holds its lock and no other run holds the root;
-otherwise it is reported with its size, so that nothing fills the root
-unseen.
-'''
+use it (its ``.owner``'s process is gone, or no job holds its lock and no
+run the root), otherwise reported with its size.'''
 
 import fcntl
 import os
@@ -19,9 +11,7 @@ from iogap.core.scratch import DIR_PREFIX, human
 
 
 def remove_leftovers(root, idle=False):
-    '''Remove the test directories in ``root`` no live job can use
-    (``idle``: no other run holds the root); lines saying what was removed
-    and what was kept, or ``None``.'''
+    '''Remove what no live job can use (``idle``: no run holds ``root``).'''
     removed, kept = [], []
     for entry in sorted(os.listdir(root)):
         path = os.path.join(root, entry)
@@ -77,8 +67,7 @@ def _owner(path):
 
 
 def _held(path):
-    '''Whether a live job holds the lock of its directory ``path`` (a file
-    system without locks counts as held: nothing is removed unseen).'''
+    '''Whether a live job holds its directory's lock (no locks: held).'''
     try:
         with open(os.path.join(path, '.owner')) as fp:
             fcntl.flock(fp, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -94,5 +83,4 @@ def _alive(pid):
             state = fp.read().rsplit(')', 1)[1].split()[0]
     except (OSError, IndexError):
         return False
-
     return state not in ('Z', 'X')

@@ -1,12 +1,6 @@
-'''Page-cache eviction before a read-once, one mechanism for every family.
-
-Where the partition permits it (``+dropcaches``) the node's clean cache is
-dropped; otherwise each file is written back and evicted on its own with
-GNU dd's ``nocache`` flags (posix_fadvise DONTNEED), which needs no
-privileges. Either way the job reports the bytes still resident (fincore,
-``iogap_evict`` in core/job.sh) and sanity refuses a read-once that would
-have measured memory.
-'''
+'''Page-cache eviction before a read-once: the node's clean cache dropped
+where the partition permits it (``+dropcaches``), else each file evicted
+with GNU dd's ``nocache`` flags, no privileges needed; and its check.'''
 
 import re
 
@@ -17,14 +11,12 @@ from iogap.site import hostinfo
 
 #: Fraction of the data allowed to stay cached after an eviction
 MAX_RESIDENT = 0.10
-
 _EVICTION = re.compile(r'^iogap-evict: (\S+) (\S+) resident=(\S+)', re.M)
 
 
 class Eviction:
-    '''How a case's reads defeat the page cache, and the check that they
-    did: ``method`` is ``auto`` (drop_caches where the partition permits
-    it, else per-file fadvise), or either by name.'''
+    '''A case's eviction: ``auto`` (drop_caches where permitted, else
+    fadvise), ``drop_caches`` or ``fadvise``.'''
 
     def __init__(self, test, method):
         if method == 'auto':
@@ -40,16 +32,13 @@ class Eviction:
         return f'iogap_evict {label} {self.method} {dd} {files}'
 
     def check(self, text, expected):
-        '''Sanity: ``expected`` maps each label to the bytes it evicted; all
-        were evicted, none left more than :data:`MAX_RESIDENT` cached.
-        Returns the residents, label by label, for the log.'''
+        '''Sanity: each label evicted its ``expected`` bytes; the residents.'''
         found = {label: (method, res)
                  for label, method, res in _EVICTION.findall(text)}
         for label, nbytes in expected.items():
             if label not in found:
                 raise SanityError(f'no page-cache eviction before the read '
                                   f'of {label}')
-
             method, res = found[label]
             if res.isdigit() and int(res) > MAX_RESIDENT * nbytes:
                 root = self.test.current_partition.extras['scratch_root']
@@ -62,5 +51,4 @@ class Eviction:
                     f'in the page cache: read_once would measure memory, '
                     f'not the file system{why}'
                 )
-
         return ','.join(found[label][1] for label in expected)

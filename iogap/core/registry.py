@@ -1,13 +1,8 @@
-'''The library's test families by name.
-
-A family registers itself with the :func:`family` decorator; reference
-files and judgements name it. A package of families says so in its
-``__init__`` (``HOLDS_FAMILIES = True``) and :func:`get` imports its
-modules: the core names no family and no family package. The thin check in ``checks/`` subclasses it
-under the same name and adds no parameters, so a family's variant numbers
-are the check's too, and :func:`case_name` can name the test case a
-judgement depends on, also under ``--repeat``.
-'''
+'''The library's test families by name, as references and judgements
+name them. A family registers with :func:`family`; a package of families
+says ``HOLDS_FAMILIES = True`` and :func:`get` imports it: the core names
+none. A check in ``checks/`` subclasses its family under the same name and
+adds no parameter, so :func:`case_name` names its cases too.'''
 
 import functools
 import importlib
@@ -20,18 +15,16 @@ import iogap
 
 #: Parameter ReFrame's ``--repeat N`` adds to every test
 REPEAT = '.repeat_no'
-
 _FAMILIES = {}
 
 
 def family(cls):
-    '''Class decorator: make ``cls`` a family that references can name.'''
+    '''Class decorator: make ``cls`` a family references can name.'''
     _FAMILIES[cls.__name__] = cls
     return cls
 
 
 def packages():
-    '''The packages of ``iogap`` that hold families.'''
     return [info.name for info in pkgutil.iter_modules(iogap.__path__,
                                                        'iogap.')
             if info.ispkg and getattr(importlib.import_module(info.name),
@@ -40,7 +33,6 @@ def packages():
 
 @functools.lru_cache(maxsize=None)
 def _load_all():
-    # Each family registers itself when its module is imported
     for name in packages():
         package = importlib.import_module(name)
         for info in pkgutil.iter_modules(package.__path__, f'{name}.'):
@@ -63,14 +55,11 @@ def family_name(cls):
     for klass in cls.__mro__:
         if _FAMILIES.get(klass.__name__) is klass:
             return klass.__name__
-
     return None
 
 
 def better(name, figure):
-    '''The declared direction of ``figure`` of family ``name``
-    (``figures.HIGHER``, ``figures.LOWER``) or ``None``
-    when the family is unknown, or declares the figure without one.'''
+    '''The declared direction of family ``name``'s ``figure``, or ``None``.'''
     family = get(name)
     found = family.figures.find(figure) if family is not None and \
         getattr(family, 'figures', None) else None
@@ -83,43 +72,35 @@ def param_values(cls, name):
 
 
 def full_params(cls, params):
-    '''``params`` completed with the first (default) value of the others.'''
+    '''``params``, the others at their first (default) value.'''
     return {name: params.get(name, cls.param_space[name][0])
             for name in cls.param_space.params if not name.startswith('.')}
 
 
 def case_name(cls, params, repeat=None):
-    '''Unique name of the variant of ``cls`` with ``params`` (parameters not
-    given take their first value). ``repeat`` is ``(number, of)`` when the
-    run repeats every test (``--repeat``): ReFrame then derives a class
-    with one more parameter, and so do we, to find the same name.'''
+    '''Unique name of the variant of ``cls`` with ``params`` (the others at
+    their first value), ``repeat``: ``(number, of)`` under ``--repeat``.'''
     if repeat is not None:
         cls = _repeated(cls, repeat[1])
-
     conditions = {k: (lambda x, v=v: x == v)
                   for k, v in full_params(cls, params).items()}
     if repeat is not None:
         conditions[REPEAT] = lambda x, n=repeat[0]: x == n
-
     nums = cls.get_variant_nums(**conditions)
     if not nums:
         raise LookupError(f'{cls.__name__} has no variant with {params}')
-
     return cls.variant_name(nums[0])
 
 
 @functools.lru_cache(maxsize=None)
 def _repeated(cls, times):
     # Exactly as reframe.frontend.testgenerators.repeat_tests builds it
-    return make_test(cls.__name__, (cls,),
-                     {REPEAT: builtins.parameter(range(times),
-                                                 loggable=False)},
-                     module=cls.__module__)
+    return make_test(cls.__name__, (cls,), {REPEAT: builtins.parameter(
+        range(times), loggable=False)}, module=cls.__module__)
 
 
 def repeat_of(test):
     '''``(number, of)`` if ``test`` runs under ``--repeat``, else ``None``.'''
     if REPEAT not in type(test).param_space.params:
         return None
-
     return (getattr(test, REPEAT), len(type(test).param_space[REPEAT]))

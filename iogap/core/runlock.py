@@ -1,15 +1,7 @@
-'''One run at a time: a run's advisory locks on its output directory and
-its scratch roots, each naming its holder.
-
-An output directory is one run's (its ``.iogap-run.lock``, exclusive). A
-scratch root is one run's per partition: a run takes the lock of each
-partition it runs on there (``.iogap-run-<partition>.lock``) and the
-root's own lock shared, so runs on other partitions of one root (the
-jobs of a night split per partition) go side by side, while whatever
-needs the root alone (``flock`` on its ``.iogap-run.lock``, as ``.ci/run``
-before it removes one) still sees a live run. A second run of the same
-partition stops, naming the first one's PID and start time.
-'''
+'''One run at a time: advisory locks, naming their holder, on a run's
+output directory (``.iogap-run.lock``) and scratch roots, which a run holds
+shared and its partitions' locks exclusive: runs of other partitions share a
+root, while whatever needs it whole still sees them.'''
 
 import datetime
 import fcntl
@@ -21,12 +13,10 @@ from iogap.errors import ScratchError
 
 #: Lock file: one run at a time per output directory; shared on a root
 RUN_LOCK = '.iogap-run.lock'
-
 _held = {}
 
 
 def partition_lock(partition):
-    '''The lock file of one partition's runs on a scratch root.'''
     return f'.iogap-run-{partition}.lock'
 
 
@@ -49,7 +39,6 @@ def _take(path, name, mode, what):
         raise ScratchError(f'{what} is in use by another run ({holder}): '
                            f'wait for it or choose another directory') \
             from None
-
     if mode == fcntl.LOCK_EX:
         fp.seek(0)
         fp.truncate()
@@ -60,9 +49,8 @@ def _take(path, name, mode, what):
 
 
 def lock_run(path, what, partition=None):
-    '''Hold the lock of ``path`` (a run's output directory or, with
-    ``partition``, a scratch root for that partition) for the rest of this
-    process; a run that holds it stops this one, named.'''
+    '''Hold ``path``'s lock (for ``partition`` on a scratch root) for the
+    rest of this process, or stop, naming the run that holds it.'''
     if partition is None:
         _take(path, RUN_LOCK, fcntl.LOCK_EX, f'{what} {path}')
         return
@@ -72,8 +60,7 @@ def lock_run(path, what, partition=None):
 
 
 def idle(path):
-    '''Whether no run holds ``path``'s lock, taken and given back at once
-    (before this run takes its own): what is left there is nobody's.'''
+    '''Whether no run holds ``path``'s lock: what is there is nobody's.'''
     lock = os.path.join(path, RUN_LOCK)
     if any(held.startswith(path + os.sep) for held in _held):
         return False

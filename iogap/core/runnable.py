@@ -1,9 +1,5 @@
-'''Why a tool that a view, a prefix or the Spack environment names cannot
-be used on this host: a broken link (and to what), a directory, a file
-that is not executable (or, for a file the job reads, not readable), a
-script whose interpreter is missing, a binary built for another machine.
-The provider fails the case with this rather than run something else.
-'''
+'''Why a tool a view, a prefix or the Spack environment names cannot be
+used here: the provider then fails the case rather than run another.'''
 
 import os
 import stat
@@ -12,18 +8,15 @@ import stat
 _ELF_MACHINES = {'x86_64': 62, 'i686': 3, 'i386': 3, 'aarch64': 183,
                  'armv7l': 40, 'ppc64le': 21, 'ppc64': 21, 'riscv64': 243,
                  's390x': 22}
-
 #: A host also runs its 32-bit sibling's binaries
 _ALSO_RUNS = {62: {3}, 183: {40}}
-
 _ELF_NAMES = {62: 'x86_64', 3: 'i386', 183: 'aarch64', 40: 'arm',
               21: 'ppc64', 243: 'riscv64', 22: 's390x'}
 
 
 def why_not(path, runs=True, here=True):
-    '''Why the existing name ``path`` cannot be run (``runs``) or read by
-    a job, or ``None`` when it can; ``here``: it runs on this host (else
-    its machine and interpreter are the compute node's to judge).'''
+    '''Why ``path`` cannot be run (``runs``) or read by a job, or ``None``;
+    ``here``: it runs on this host, which judges its machine.'''
     if not os.path.exists(path):
         return f'{path} is a broken link to {_target(path)}'
     if os.path.isdir(path):
@@ -36,8 +29,7 @@ def why_not(path, runs=True, here=True):
 
 
 def _target(path):
-    '''Where a broken link points: the first link's target, and the name
-    that is missing at the end of the chain when that is elsewhere.'''
+    '''A broken link's target, and the missing end of its chain.'''
     first = os.path.join(os.path.dirname(path), os.readlink(path))
     final = os.path.realpath(path)
     return first if os.path.normpath(first) == final else \
@@ -45,13 +37,12 @@ def _target(path):
 
 
 def _wont_start(path):
-    '''Why the executable file ``path`` would not start here, or ``None``.'''
+    '''Why the executable ``path`` would not start here, or ``None``.'''
     try:
         with open(path, 'rb') as fp:
             head = fp.read(64)
     except OSError as err:
         return f'{path} cannot be read ({err.strerror})'
-
     if head.startswith(b'#!'):
         words = head[2:].split(b'\n')[0].split()
         interpreter = words[0].decode(errors='replace') if words else ''

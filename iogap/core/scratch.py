@@ -1,17 +1,6 @@
-'''The scratch directory is sacred.
-
-A scratch root must be an absolute directory dedicated to the suite: not
-``/``, a system directory or ``$HOME``, and either empty (a file system's
-``lost+found`` aside) or holding the suite's marker ``.iogap-scratch``
-(the first job that uses an empty root writes it). Inside it every test writes only in a fresh ``iogap.<test>.*``
-directory that records its owner, is removed by a trap on exit, and, for
-jobs on this host, is given up when reframe itself dies (a watchdog ends
-the job's process group). A run holds an advisory lock on its root (per
-partition, :mod:`iogap.core.runlock`) and on its output directory, and
-removes what runs killed outright left behind (:mod:`iogap.core.leftovers`).
-Every I/O job of a host takes the lock of the device its root lives on, so
-runs on different roots of one disk never measure at the same time.
-'''
+'''The scratch directory is sacred: a root is an absolute directory of the
+suite's own, not ``/``, a system one or ``$HOME``, and empty (``lost+found``
+aside) or marked; each test writes in a fresh ``iogap.<test>.*`` of it.'''
 
 import os
 import shutil
@@ -21,12 +10,8 @@ from iogap.errors import ScratchError
 
 #: Prefix of every per-test directory; nothing else under a root is touched
 DIR_PREFIX = 'iogap.'
-
-#: The file that marks a root as the suite's
-MARKER = '.iogap-scratch'
-
-#: The file that marks an output directory as the suite's
-OUTPUT_MARKER = '.iogap-output'
+#: The files that mark a scratch root and an output directory the suite's
+MARKER, OUTPUT_MARKER = '.iogap-scratch', '.iogap-output'
 
 _SYSTEM_DIRS = ('/', '/bin', '/boot', '/dev', '/etc', '/home', '/lib',
                 '/lib32', '/lib64', '/media', '/mnt', '/opt', '/proc',
@@ -36,13 +21,11 @@ _SYSTEM_DIRS = ('/', '/bin', '/boot', '/dev', '/etc', '/home', '/lib',
 _FIX = 'set IOGAP_SCRATCH or the partition\'s extras["scratch_root"]'
 
 
-
 def check_rules(root):
     '''Refuse a root no suite should write into (a pure path check).'''
     if not root or not os.path.isabs(root):
         raise ScratchError(f'scratch root {root!r} is not an absolute path: '
                            f'{_FIX}')
-
     real = os.path.realpath(root)
     home = os.path.realpath(os.path.expanduser('~'))
     if real in _SYSTEM_DIRS or real == home or home.startswith(real + '/'):
@@ -52,13 +35,11 @@ def check_rules(root):
 
 
 def create(root):
-    '''Make a missing ``root`` the suite's own (its parent must exist);
-    returns the line that says so, or ``None`` when nothing was made.'''
+    '''Make a missing ``root`` the suite's; the line saying so, or ``None``.'''
     check_rules(root)
     if os.path.lexists(root) or not os.path.isdir(os.path.dirname(
             os.path.normpath(root))):
         return None
-
     try:
         os.mkdir(root, 0o700)
     except FileExistsError:
@@ -66,11 +47,10 @@ def create(root):
     except OSError as err:
         raise ScratchError(f'scratch root {root} does not exist and cannot '
                            f'be created ({err.strerror}): {_FIX}') from None
-
     with open(os.path.join(root, MARKER), 'w'):
         pass
-
-    return f'iogap: created scratch root {root}, marked {MARKER} as the suite\'s'
+    return (f'iogap: created scratch root {root}, marked {MARKER} as the '
+            f'suite\'s')
 
 
 def make_output(path):
@@ -96,14 +76,12 @@ def problem(root):
     if os.statvfs(root).f_flag & os.ST_RDONLY or not os.access(root,
                                                                  os.W_OK):
         return f'scratch root {root} is not writable (read-only)'
-
     foreign = [e for e in os.listdir(root) if e != 'lost+found' and
                not (e.startswith(DIR_PREFIX) or e.startswith('.iogap-'))]
     if foreign and MARKER not in os.listdir(root):
         return (f'scratch root {root} holds {len(foreign)} file(s) that are '
                 f'not the suite\'s (e.g. {sorted(foreign)[0]}) and no '
                 f'{MARKER} marker: give the suite a directory of its own')
-
     return None
 
 
@@ -111,7 +89,6 @@ def human(nbytes):
     for unit, size in (('GiB', 2**30), ('MiB', 2**20), ('KiB', 2**10)):
         if nbytes >= size:
             return f'{nbytes / size:.1f} {unit}'
-
     return f'{nbytes} B'
 
 

@@ -5,8 +5,7 @@ import statistics
 
 from iogap.errors import IogapError
 
-#: The spread that accompanies a median: suffix -> (unit, ``None``: the
-#: median's own; what it is)
+#: The spread of a median: suffix -> (unit, ``None``: the median's; what)
 SPREAD = {'min': (None, 'the least'), 'max': (None, 'the most'),
           'cv': ('%', 'the coefficient of variation')}
 
@@ -15,20 +14,14 @@ def summary(values):
     '''Median, min, max and coefficient of variation (%) of ``values``.'''
     if not values:
         raise IogapError('no measurements to summarise')
-
     mean = statistics.fmean(values)
     stdev = statistics.stdev(values) if len(values) > 1 else 0.0
-    return {
-        'median': statistics.median(values),
-        'min': min(values),
-        'max': max(values),
-        'cv': 100 * stdev / mean if mean else math.inf,
-    }
+    return {'median': statistics.median(values), 'min': min(values),
+            'max': max(values), 'cv': 100 * stdev / mean if mean else math.inf}
 
 
 def figures(name, values, unit):
-    '''A median figure with its spread figures (see
-    :func:`iogap.core.figures.spread_figures`): ``{name: (value, unit)}``.'''
+    '''``{name: (value, unit)}``: a median and its spread figures.'''
     spread = summary(values)
     return {name: (spread['median'], unit),
             **{f'{name}_{s}': (spread[s], own or unit)
@@ -36,13 +29,7 @@ def figures(name, values, unit):
 
 
 def linear_fit(xs, ys):
-    '''Least-squares fit ``y = slope*x + intercept``; returns slope,
-    intercept and r².
-
-    A fit needs at least two distinct x values; a degenerate input is an
-    error, never a NaN that would slip through a reference check. Constant
-    y (zero variance) gives r² = 0 by convention: x explains nothing.
-    '''
+    '''``slope``, ``intercept`` and ``r2``; never a NaN: bad input raises.'''
     _check_fit_data(len(xs) == len(ys), len(xs), len(ys), xs)
     mx, my = statistics.fmean(xs), statistics.fmean(ys)
     sxx = sum((x - mx)**2 for x in xs)
@@ -55,8 +42,6 @@ def linear_fit(xs, ys):
 
 
 def _check_fit_data(paired, nx, ny, xs):
-    '''Raise unless the data are ``paired`` (``nx`` x and ``ny`` y values)
-    and ``xs`` holds two distinct values at least.'''
     if not paired:
         raise IogapError(f'fit needs paired data, got {nx} x and {ny} y '
                          f'values')
@@ -65,31 +50,18 @@ def _check_fit_data(paired, nx, ny, xs):
                          f'{sorted(set(xs))}')
 
 
-#: Confidence of the fit statistics' intervals (one-sided 95 %: a two-sided
-#: 90 % interval around the slope)
+#: Confidence of the fit's bounds (one-sided 95 %)
 LEVEL = 0.95
 
 
 def fit_statistics(xs, ys, level=LEVEL):
-    '''The least-squares line of ``ys`` over ``xs`` with statistics that
-    hold on a few points (Student's t with n-2 degrees of freedom).
-
-    ``ys`` may carry leading axes (many simulated nights at once); every
-    statistic then has them. Besides ``slope``, ``intercept`` and ``r2``:
-
-    - ``slope_p``: one-sided p-value of "the slope is positive" (small: the
-      figure rises with x beyond what the scatter explains);
-    - ``change_bound``: the largest change across the swept range that the
-      data allow at ``level``, relative to the mean:
-      (|slope| + t * se(slope)) * (max x - min x) / mean y ("does not depend
-      on x" bounds this, not r², which on 5-7 points exceeds 0.3 by chance
-      a third of the time);
-    - ``intercept_se``: the standard error of the line extrapolated to x=0.
-    '''
+    '''The least-squares line of ``ys`` (many nights: leading axes) over
+    ``xs``, with Student's t statistics: ``slope_p`` and ``change_bound``,
+    the largest relative change over the x range the data allow at
+    ``level`` (which "does not depend on x" bounds, not r²: on 5-7 points
+    that exceeds 0.3 by chance a third of the time).'''
     import numpy as np
-
-    # scipy.special: Student's t without scipy.stats' import cost
-    from scipy.special import stdtr, stdtrit
+    from scipy.special import stdtr, stdtrit  # not scipy.stats: import cost
 
     x, y = _fit_arrays(xs, ys)
     n = x.size
@@ -117,10 +89,8 @@ def fit_statistics(xs, ys, level=LEVEL):
 
 
 def _fit_arrays(xs, ys):
-    '''``xs`` and ``ys`` as float arrays, checked as :func:`fit_statistics`
-    needs them: paired, two distinct x values and three points at least.'''
+    '''Float arrays, paired, with 2 distinct x values and 3 points at least.'''
     import numpy as np
-
     x = np.asarray(xs, dtype=float)
     y = np.asarray(ys, dtype=float)
     paired = x.ndim == 1 and y.shape[-1] == x.size
@@ -132,8 +102,7 @@ def _fit_arrays(xs, ys):
 
 
 class _Lazy(dict):
-    '''A dict whose callable values are computed when first read (the
-    p-value costs more than the rest, and a simulation reads one value).'''
+    '''A dict computing callable values on first read (p-values cost most).'''
 
     def __getitem__(self, key):
         value = super().__getitem__(key)

@@ -1,5 +1,4 @@
-'''Lustre striping as a variant (``lfs setstripe`` on the case's
-directory, in the job's set-up), and the check that it applied.'''
+'''Lustre striping as a variant, and the check that it applied.'''
 
 import re
 
@@ -10,8 +9,7 @@ from iogap.errors import IogapError
 
 
 class Striping:
-    '''The ``striping`` variant of a case (``tuned``: the partition's
-    extras['lustre_stripes'][layout]) as set-up lines, and its check.'''
+    '''``lfs setstripe`` of a ``striping=tuned`` case's directory, checked.'''
 
     def __init__(self, test):
         self.test, self.striping = test, getattr(test, 'striping', 'default')
@@ -20,12 +18,10 @@ class Striping:
     def commands(self, layout):
         if self.striping == 'default':
             return []
-
         conf = self.test.current_partition.extras['lustre_stripes'][layout]
         if size_bytes(conf['size']) % 65536:
             raise IogapError(f'Lustre stripe size {conf["size"]} is not a '
                              f'multiple of 64 KiB')
-
         self.stripe_count = int(conf['count'])
         self.test.note(f'stripe={conf["count"]}x{conf["size"]}')
         return [f'lfs setstripe -c {conf["count"]} -S {conf["size"]} '
@@ -35,7 +31,6 @@ class Striping:
         '''Sanity: the directory got the stripe count asked for.'''
         if self.striping == 'default':
             return
-
         m = re.search(r'stripe_count:\s*(-?\d+)', stdout)
         if not m or int(m.group(1)) != self.stripe_count:
             raise SanityError(f'lfs setstripe -c {self.stripe_count} did not '

@@ -1,13 +1,6 @@
-'''ToolStack: where a partition's benchmark tools come from, decided once
-per partition and environment in a run (a fixture of every measuring test).
-
-On ``+spack`` partitions it builds the project's Spack environment
-(:mod:`iogap.site.spack.stack`) as a build job on the partition itself. Elsewhere
-it runs on the machine ReFrame runs on and records what the checks will
-use: a view named by ``IOGAP_SPACK_VIEW``, else the view ``setup.sh``
-built for the system's overlay, else PATH. Either way the environment's
-``spack.lock`` is kept with the run's output.
-'''
+'''ToolStack: a partition's tools, decided once per partition and environment:
+the project's Spack environment built on ``+spack`` partitions, else the
+overlay's view, ``IOGAP_SPACK_VIEW``'s or PATH, with its ``spack.lock``.'''
 
 import os
 import shutil
@@ -36,14 +29,12 @@ def stack_of(partition):
                                 partition.fullname.split(':')[0])
     if 'spack' in partition.features:
         return env.view, 'spack-fixture', env
-
     view = spack.local_view(partition.extras['spack_overlay']) \
         if partition.extras['spack_overlay'] else \
         os.environ.get('IOGAP_SPACK_VIEW')
     if view:
         built = env if env is not None and view == env.view else None
         return view, 'spack-view', built
-
     return None, 'PATH', None
 
 
@@ -62,8 +53,7 @@ class ToolStack(rfm.CompileOnlyRegressionTest):
 
     @run_after('init')
     def where_to_build(self):
-        # Decided before setup, which creates the build job: a fixture's
-        # valid_systems names its one partition
+        # Before setup makes the build job; valid_systems names the partition
         part = next((p for p in rt.runtime().system.partitions
                      if p.fullname == self.valid_systems[0]), None)
         self.build_locally = not (part and 'spack' in part.features)
@@ -75,7 +65,6 @@ class ToolStack(rfm.CompileOnlyRegressionTest):
         self.build_system = 'CustomBuild'
         self.keep_files = ['rfm_build.out', 'spack.lock']
         if self.provider == 'spack-fixture':
-            # The build job's share of the partition, as the profile says
             self.build_time_limit = part.extras['build_time_limit']
             self.build_job.num_cpus_per_task = part.extras['build_cpus']
             self.build_system.commands = [
@@ -86,14 +75,12 @@ class ToolStack(rfm.CompileOnlyRegressionTest):
                 f'cp {self.spack_env.path}/spack.lock .',
             ]
             return
-
         search = f'{self.view}/bin:$PATH' if self.view else '$PATH'
         self.build_system.commands = [
             f'echo "provider: {self.provider} {self.view or ""}"',
             f'for t in {" ".join(TOOLS)}; do echo "$t: $(PATH={search} '
             'command -v $t || echo missing)"; done',
-            # The project's own tools: the iogap-tools package, or the
-            # checkout's copies
+            # The project's own tools: the view's package or the checkout
             f'echo "iogap-tools: $(ls -d {self.view or "/nonexistent"}/'
             f'{own.SUBDIR} 2>/dev/null || echo {own.ROOT})"',
         ]
@@ -107,7 +94,6 @@ class ToolStack(rfm.CompileOnlyRegressionTest):
             return sn.assert_true(self.spack_env.ready(),
                                   msg=f'the Spack build left no whole view '
                                       f'in {self.view}')
-
         lines = [sn.assert_found(rf'^provider: {self.provider}\b',
                                  self.build_stdout)]
         lines += [sn.assert_found(rf'^{t}: (/\S+|missing)$', self.build_stdout)

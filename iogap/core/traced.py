@@ -1,44 +1,31 @@
-'''The harness's trace of when a tool's bytes moved (iotrace.py, the
-``iogap-rank-io`` lines of each rank), held against the time the tool
-claims for each iteration: it cannot be shorter than the stretch in which
-its bytes surely moved, and its bytes must show in the trace at all.'''
+'''A tool's claimed time per iteration held to the harness's trace of its
+bytes (iotrace.py): no shorter than the stretch in which its bytes surely
+moved, and its bytes must show in the trace at all.'''
 
 from reframe.core.exceptions import SanityError
 
-#: Bytes a rank may move outside its data, after it (a tool's summary, a
-#: wrapper's, Darshan's log): a traced stretch keeps this far from either
-#: end of an iteration's bytes
+#: Bytes a rank may move outside its data (a tool's summary, a wrapper's,
+#: Darshan's log): a traced stretch keeps this far from either end
 TRACE_MARGIN = 256 * 2**10
-
-#: Samples a trace keeps over the bytes it expects, at most: its quantum
+#: Samples a trace keeps over the bytes it expects, at most
 TRACE_SAMPLES = 50
-
 #: How far a tool's time may fall short of a traced stretch: the ranks'
-#: timers against the tracer's (seconds), and a share for the samples'
-#: own timing
+#: timers against the tracer's (seconds), and a share for the sampling
 TRACE_SLACK, TRACE_TOLERANCE = 0.0002, 1.1
 
 
 def rate(nbytes, seconds):
-    '''``nbytes`` over ``seconds`` in words.'''
     return f'{nbytes / seconds / 1e6:.6g} MB/s' if seconds > 0 else \
         'an infinite rate'
 
 
 def trace_quantum(nbytes):
-    '''The bytes between samples a trace of ``nbytes`` keeps.'''
     return max(nbytes // TRACE_SAMPLES, 4096)
 
 
 def traced_stretch(trace, block, back, margin=TRACE_MARGIN):
-    '''``(seconds, bytes)``: a stretch of one rank's trace during which it
-    surely moved the data of one iteration, ``back`` iterations before its
-    last (0: the last), each ``block`` bytes and the rank's last data. The
-    stretch runs from the first sample past the iteration's first bytes to
-    the last sample short of its last ones: the tool was inside the
-    iteration throughout, so its own time of the iteration cannot be
-    shorter. Samples too sparse to show one (a copy over before the first
-    sample) give a stretch of 0 s.'''
+    '''``(seconds, bytes)`` of a rank's trace surely inside iteration ``back``
+    before the last: the tool's time of it cannot be shorter.'''
     end = trace[-1][1]
     lo = end - (back + 1) * block + margin
     hi = end - back * block - margin
@@ -53,11 +40,8 @@ def traced_stretch(trace, block, back, margin=TRACE_MARGIN):
 
 def held_iterations(claimed, traces, block, last_only=False,
                     margin=TRACE_MARGIN):
-    '''Each iteration the traces hold (with ``last_only``, ranks moving
-    unequal shares as collective I/O's aggregators do, the last only):
-    ``(index, claimed seconds, bytes that must have moved by its end, the
-    most any trace moved, the longest stretch of a trace that moved them
-    or None)``.'''
+    '''``(index, claimed, bytes due, most moved, longest stretch or None)``
+    per iteration (``last_only``: unequal ranks, as aggregators).'''
     # A trace counts from the tool's start: a new process's bytes are 0
     moved = [t[-1][1] for t in traces]
     for i, told in enumerate(claimed):
@@ -72,12 +56,7 @@ def held_iterations(claimed, traces, block, last_only=False,
 
 def check_traced(claimed, traces, block, what, nbytes, last_only=False,
                  margin=TRACE_MARGIN):
-    '''Sanity: the time a tool claims for each iteration (``claimed``, in
-    order) is no shorter than the stretch of any rank's trace (``traces``)
-    during which that rank surely moved the iteration's ``block`` bytes,
-    and some trace shows those bytes at all (:func:`held_iterations`).
-    ``False`` where blocks are too small to trace (the clock's bound must
-    then hold from below too).'''
+    '''Sanity: claimed times fit the traces; ``False``: too small to trace.'''
     if block <= 2 * TRACE_MARGIN:
         return False
     for i, told, least, most, stretch in held_iterations(
