@@ -114,11 +114,11 @@ def copy_of_project(dest):
     return dest
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def io_lock_dir(tmp_path, monkeypatch):
-    '''The jobs' I/O lock in a directory of the test's own: another run's
-    job on this host holding the host's lock would make a test's first job
-    wait too.'''
+    '''The jobs' I/O lock in a directory of every test's own: another
+    run's job on this host holding the host's lock would make a test's
+    job wait too (jobs of real ReFrame runs take the host's).'''
     from iogap.core import jobguard
     locks = tmp_path / 'locks'
     locks.mkdir()

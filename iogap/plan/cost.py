@@ -11,7 +11,7 @@ import statistics
 
 from iogap.core import registry
 from iogap.errors import IogapError
-from iogap.history.jobtimes import measured
+from iogap.history.jobtimes import measured, nights_ran  # noqa: F401
 from iogap.judge import references
 
 #: Runs of a case whose median is its measured wall time
