@@ -6,7 +6,7 @@ the checks it draws from, IOGAP_NIGHT_SWEEP adds the node sweep):
 added to the selection and its record (night, rotation length, digest) to
 the session's extras, so the run report and the results database say
 which plan ran. Without a budget the whole suite runs, as before. A job
-of a night split per partition (ci/nightly/pipeline.py) was planned by
+of a night split per partition (iogap/night/pipeline.py) was planned by
 the job that made the pipeline: it runs its share, IOGAP_NIGHT_SELECT,
 and records IOGAP_NIGHT_EXTRAS.'''
 

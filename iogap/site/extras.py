@@ -7,6 +7,7 @@ import os
 
 import jsonschema
 
+import iogap
 from iogap.errors import ProfileError
 from iogap.site import source
 from iogap.site.vocabulary import _STR_LIST, EXTRAS, FEATURES, POSITIVE
@@ -55,8 +56,7 @@ _FILE = _Validator({
                                        'items': _SYSTEM_SHAPE}}}}})
 
 #: Where overlays live, and the command that writes a profile
-SPACK_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), 'systems', 'spack')
+SPACK_DIR = os.path.join(iogap.HOME, 'systems', 'spack')
 GENERATE = 'iogap profile new <system>'
 
 

@@ -201,7 +201,7 @@ def test_an_unreadable_reference_is_one_line_and_judges_in_full(
 
 def test_the_nights_change_points_read_the_systems_reference(tmp_path,
                                                             monkeypatch):
-    # The suite's own step (ci/nightly/__main__.py) on the derived stepped
+    # The suite's own step (iogap/night/driver.py) on the derived stepped
     # nights, the reference file taken from IOGAP_REFERENCE_DIR
     path = copy_db(tmp_path, step=True)
     uuid = sessions.sessions(path)[-1][0]['uuid']

@@ -299,7 +299,7 @@ def test_only_the_baselines_own_figures_count_as_judged(tmp_path,
 
 
 def test_a_skipped_case_keeps_its_reason_last():
-    '''The nightly (ci/nightly/verdict.py) reads a skip's reason from the
+    '''The nightly (iogap/judge/verdict.py) reads a skip's reason from the
     brackets that end its line.'''
     from iogap.judge import verdict
     follow = progress.Progress({}, Clock())

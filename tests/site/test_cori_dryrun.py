@@ -178,7 +178,7 @@ def test_the_tool_stack_is_built_by_a_job_on_the_partition(tmp_path, part,
                                      'ToolStack_*', 'rfm_build.sh'))
     text = open(build).read()
     assert f'#SBATCH -C {part}' in text
-    assert re.search(rf'-m iogap.site.spack.stack build --system cori '
+    assert re.search(rf'-m iogap spack build --system cori '
                      rf'--partition {part}$', text, re.M)
     assert re.search(rf'^cp \S+/iogap-spack/{part}/spack.lock \.$', text,
                      re.M)

@@ -105,7 +105,7 @@ def verify(path, src):
     if digest.hexdigest() != SHA256:
         raise SpackError(f'{src} has sha256 {digest.hexdigest()}, not the '
                          f'pinned {SHA256} of Spack {VERSION} '
-                         f'(iogap/tools/spackboot.py): refused, nothing '
+                         f'(iogap/site/spack/boot.py): refused, nothing '
                          f'unpacked; name that release with '
                          f'IOGAP_SPACK_SOURCE or a Spack with '
                          f'IOGAP_SPACK_ROOT')

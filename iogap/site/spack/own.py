@@ -5,10 +5,10 @@ module: stdlib only); the checks take them from the view, else the checkout.'''
 import hashlib
 import os
 
-import iogap
-
-#: The checkout holding the sources
-ROOT = iogap.HOME
+#: The checkout holding the sources (as iogap.HOME: this module is run
+#: alone, by Spack's Python)
+ROOT = os.environ.get('IOGAP_HOME') or os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 #: Where the package installs them, below its prefix (and the view)
 SUBDIR = 'libexec/iogap'

@@ -6,9 +6,9 @@ import runpy
 
 from spack.package import *
 
-#: The checkout, and its list of the tools (iogap/tools/own.py)
+#: The checkout, and its list of the tools (iogap/site/spack/own.py)
 SOURCE = os.path.abspath(os.path.join(os.path.dirname(__file__), *[os.pardir] * 4))
-OWN = runpy.run_path(os.path.join(SOURCE, "iogap", "tools", "own.py"))
+OWN = runpy.run_path(os.path.join(SOURCE, "iogap", "site", "spack", "own.py"))
 
 
 class IogapTools(Package):
@@ -25,7 +25,7 @@ class IogapTools(Package):
         "sources",
         default="none",
         values=lambda v: isinstance(v, str),
-        description="sha256 of the installed files (iogap.tools.spack sets it "
+        description="sha256 of the installed files (iogap spack build sets it "
         "from the checkout, so that a changed tool is a new spec)",
     )
 

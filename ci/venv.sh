@@ -6,7 +6,7 @@
 # pointed at this one and the project is installed again (editable, no
 # dependencies: seconds) from this checkout.
 set -o errexit -o nounset -o pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 venv=$PWD/.venv
 
 if [ -x "$venv/bin/python" ] &&
