@@ -118,8 +118,9 @@ site_configuration = {
                         'num_cpus_per_socket': 272},
                        [1.0, 1.1, 1.2, 1.3, 1.4], ['mcdram'],
                        {'numa_nodes': {'dram': 0, 'mcdram': 1},
-                        # Read 3x drops at 48-64 cores per node (seeds/000
-                        # line 389): the sweep's powers of two miss 48
+                        # Read 3x drops at 48-64 cores per node (CUG17
+                        # slide 30 "Read Multiple Times", docs/study.md):
+                        # the sweep's powers of two miss 48
                         'ior_ppn_points': [48],
                         # NUMA node 1 is MCDRAM on flat-mode nodes only
                         'memory_access': ['-C knl,quad,flat']}),

@@ -18,7 +18,7 @@ from iogap.judge import references
 SYSTEM = 'cori'
 SOURCE = ("Liu et al., 'Understanding the IO Performance Gap Between Cori "
           "KNL and Haswell', CUG 2017, and NERSC 'Optimizing IO on KNL', as "
-          "recorded in reference/cori.yaml (see shared/STUDY.md)")
+          "recorded in reference/cori.yaml (see docs/study.md)")
 
 
 def reference_file():

@@ -196,8 +196,9 @@ def test_the_studys_points_between_powers_of_two(cores, limit, sweep):
 
 
 def test_cori_sweeps_48_processes_on_knl_only():
-    '''Read 3x drops at 48-64 cores per node on KNL (seeds/000): the
-    point is generated on KNL, where the study measured it.'''
+    '''Read 3x drops at 48-64 cores per node on KNL (CUG17 slide 30 "Read
+    Multiple Times"): the point is generated on KNL, where the study
+    measured it.'''
     parts = {p.fullname: p for p in _every_shipped_part()}
     knl, haswell = parts['cori:knl'], parts['cori:haswell']
     assert 48 in ppn_sweep(knl) and 48 in ppn_sweep(knl, core_spec=4)
