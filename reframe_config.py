@@ -63,10 +63,12 @@ site_configuration = {
         # One line per case, not one per figure: the figures are in the
         # perflog, the run report, -v and --performance-report
         'perf_info_level': 'verbose',
-        # --performance-report: ReFrame's default, with each figure's
-        # reference and its absolute bounds
-        'perf_report_spec': ('now-1d:now/last:+pref+plower+pupper'
-                             '+job_nodelist/+result'),
+        # --performance-report: a row a figure, tonight against the last
+        # day, and a judgement's bounds (measured cases have none: the
+        # verdict is iogap's). Bounds are not join keys: their types vary
+        'perf_report_spec': ('now-1d:now/last:short_name,sysenv,pvar,punit/'
+                             'short_name,sysenv,pvar,punit,pval_L,'
+                             'plower_L,pupper_L,presult_L'),
     }],
     'storage': [{
         'enable': True,
