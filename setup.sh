@@ -25,10 +25,11 @@ packages=(gcc g++ gfortran make openmpi-bin libopenmpi-dev
           libhdf5-openmpi-dev hdf5-tools numactl libnuma-dev util-linux
           python3-venv autoconf automake libtool m4 perl pkgconf zlib1g-dev
           bzip2 xz-utils patch file)
-# The tests also run a private Slurm (minicori) and the nightly pipeline in
-# gitlab-ci-local, which copies its cache with rsync
+# The tests also run a private Slurm (minicori), the nightly pipeline in
+# gitlab-ci-local (which copies its cache with rsync) and the morning page
+# in a headless chromium
 if [ "$what" = tests ]; then
-    packages+=(slurm-wlm munge libpmix-dev rsync)
+    packages+=(slurm-wlm munge libpmix-dev rsync chromium)
 fi
 missing=()
 if command -v dpkg-query >/dev/null; then
