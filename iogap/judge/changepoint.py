@@ -15,8 +15,8 @@ candidates (Bonferroni). Its size is the ratio of the geometric means
 minus one, with the t-test's confidence interval. A figure whose nights
 cannot show twice the goal's step 9 times in 10 is judged for breakage
 only, as is one its reference file declares so (``changepoints:``,
-iogap.judge.breakage). docs/changepoints.md says why this and not E-divisive
-(apache-otava) or penalised segmentation (ruptures).
+iogap.judge.breakage). docs/research/changepoints.md says why this and not
+E-divisive (apache-otava) or penalised segmentation (ruptures).
 '''
 
 import math

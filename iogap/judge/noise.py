@@ -76,8 +76,8 @@ def rebaseline(data, reports, stamp, force=False):
     unspread, unjudged = _absolute(data, cases, stamp, force, notes)
     for entry in data.get('fits') or []:
         notes.append(f'{entry["name"]}: a fit is a test over the sweep, its '
-                     f'bound set from its noise (docs/audit.md): left as it '
-                     f'is')
+                     f'bound set from its noise (docs/reference/audit.md): '
+                     f'left as it is')
     _ratios(data, judged, stamp, force, notes)
     if unspread:
         notes.append(f'{unspread} figure(s) left alone: fewer than '

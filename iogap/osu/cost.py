@@ -2,7 +2,7 @@
 
 from iogap.osu import control
 
-#: The partition's extras the estimate takes, as docs/budget.md says them
+#: The partition's extras the estimate takes, as the budget page says them
 SAID = {'plan_osu_seconds': 'each measured OSU run (a paired latency '
                             'case runs two a repetition)'}
 

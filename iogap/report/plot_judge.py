@@ -84,7 +84,7 @@ def chart(ctx, kind, rows):
 
 
 def rate(value):
-    '''A false-alarm rate as the audit prints it (docs/audit.md).'''
+    '''A false-alarm rate as the audit prints it (docs/reference/audit.md).'''
     if value is None:
         return ''
     if value < 5e-5:

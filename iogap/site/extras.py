@@ -1,5 +1,5 @@
 '''A profile checked against :mod:`iogap.site.vocabulary` when it loads (one
-line naming system, partition and key), and the tables of docs/profile.md.'''
+line naming system, partition and key), and docs/reference/profile.md.'''
 
 import difflib
 import math
@@ -88,7 +88,7 @@ def _schema_error(where, what, validator, data):
             close = difflib.get_close_matches(unknown, known, 1)
             hint = f'did you mean {close[0]!r}? ' if close else ''
             inside = '.'.join([what, *keys])
-            listed = 'docs/profile.md' if inside == 'extras' else \
+            listed = 'docs/reference/profile.md' if inside == 'extras' else \
                 ', '.join(sorted(known))
             raise ProfileError(f'{where}: {inside}: unknown key {unknown!r} '
                                f'({hint}known keys: {listed})', key=unknown)
@@ -128,8 +128,8 @@ def validate_partition(system, part):
             close = difflib.get_close_matches(feature, FEATURES, 1)
             hint = f'did you mean {close[0]!r}? ' if close else ''
             raise ProfileError(f'{where}: unknown feature {feature!r} ({hint}'
-                               f'known features: docs/profile.md; a site\'s '
-                               f'own feature goes in extras[\'site_'
+                               f'known features: docs/reference/profile.md;'
+                               f' a site\'s own feature goes in extras[\'site_'
                                f'features\'] too)', key=feature)
 
         keys, needs, _ = FEATURES[feature]

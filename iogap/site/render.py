@@ -6,8 +6,8 @@ HEADER = '''\'\'\'{system}: written by `iogap profile new` on {host}.
 
 {facts}
 
-Edit freely (docs/profile.md lists every feature and extra); the profile is
-checked whenever it loads.
+Edit freely (docs/reference/profile.md lists every feature and extra); the
+profile is checked whenever it loads.
 \'\'\'
 
 {imports}

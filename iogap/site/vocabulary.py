@@ -196,7 +196,7 @@ FEATURES = {
     'hdf5direct': ([], [], 'HDF5 has the direct VFD (`H5Pset_fapl_direct`, '
                    'the study\'s up to +11 %); no check uses it yet: IOR '
                    '4.0.0\'s HDF5 backend does not do O_DIRECT '
-                   '(docs/findings.md)'),
+                   '(docs/research/findings.md)'),
     'dropcaches': ([], [], 'jobs may write /proc/sys/vm/drop_caches'),
     'multisocket': ([], [], 'nodes have two or more sockets: cross-socket '
                     'placements'),

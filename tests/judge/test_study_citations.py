@@ -151,7 +151,7 @@ def test_study_md_lists_every_source_place_and_finding():
     assert keys == ['CUG17', 'NERSC-KNL-IO', 'NUG17', 'Allinea', 'EPCC']
     assert len([p for p in places if p[0] == 'CUG17']) == 34
     ids = {fid for fid, _, _ in findings}
-    with open(os.path.join(ROOT, 'docs', 'findings.md')) as fp:
+    with open(os.path.join(ROOT, 'docs', 'research', 'findings.md')) as fp:
         listed = set(re.findall(r'^\| ([SMBPX]\d+) \|', fp.read(), re.M))
     assert len(listed) == 56 and listed <= ids, listed - ids
 
@@ -173,7 +173,7 @@ def test_every_reference_citation_is_in_study_md():
 def test_every_docs_citation_is_in_study_md():
     keys, places, _ = study()
     count = 0
-    for name in ('findings.md', 'study.md'):
+    for name in ('research/findings.md', 'study.md'):
         with open(os.path.join(ROOT, 'docs', name)) as fp:
             markdown = fp.read()
         # a table row, or a paragraph, is one text (study.md's tables are

@@ -1,7 +1,7 @@
 '''The night plan (iogap.plan): the same night gives the same plan, every
 case is covered within the rotation, the canaries run every night, a
 judgement is planned with all its sides, and no night exceeds its budget;
-on every profile. docs/budget.md is what the command prints.'''
+on every profile. docs/reference/budget.md is what the command prints.'''
 
 import argparse
 import hashlib
@@ -133,9 +133,9 @@ def test_the_doc_is_what_the_command_prints():
          '--node-hours', '200'], cwd=ROOT, capture_output=True, text=True,
         check=True).stdout
     # the generated part; what was measured on the local cluster follows
-    with open(os.path.join(ROOT, 'docs', 'budget.md')) as fp:
+    with open(os.path.join(ROOT, 'docs', 'reference', 'budget.md')) as fp:
         assert fp.read().startswith(printed), (
-            'regenerate the top of docs/budget.md: iogap plan doc '
+            'regenerate the top of docs/reference/budget.md: iogap plan doc '
             '--system cori --node-hours 200')
 
 

@@ -1,6 +1,6 @@
-'''Each figure is declared once: docs/figures.md is what the declarations
-say, and no module outside a family package spells a declared figure's
-name (the report, the plan, the judgements, the pipeline and the
+'''Each figure is declared once: docs/reference/figures.md is what the
+declarations say, and no module outside a family package spells a declared
+figure's name (the report, the plan, the judgements, the pipeline and the
 benchmarks import the declaration).'''
 
 import itertools
@@ -35,9 +35,9 @@ def sources():
 
 
 def test_the_doc_is_what_the_declarations_say():
-    with open(os.path.join(ROOT, 'docs', 'figures.md')) as fp:
+    with open(os.path.join(ROOT, 'docs', 'reference', 'figures.md')) as fp:
         assert fp.read() == figures.render(), (
-            'regenerate docs/figures.md: iogap figures')
+            'regenerate docs/reference/figures.md: iogap figures')
 
 
 def test_every_figure_has_a_meaning():

@@ -194,9 +194,9 @@ def test_the_good_partition_and_the_shipped_profiles_pass():
 
 
 def test_docs_table_is_generated_from_the_schema():
-    with open(os.path.join(ROOT, 'docs', 'profile.md')) as fp:
+    with open(os.path.join(ROOT, 'docs', 'reference', 'profile.md')) as fp:
         assert schema.markdown() in fp.read(), \
-            'regenerate docs/profile.md: iogap profile'
+            'regenerate docs/reference/profile.md: iogap profile'
 
 
 @pytest.mark.reframe

@@ -218,8 +218,8 @@ def test_a_site_is_onboarded_in_one_command(tmp_path, slurm):
     for (name, _, part), script in scripts.items():
         assert f'#SBATCH -p {part}' in script
         assert 'export SLURM_MPI_TYPE=pmix' in script
-    # The generated sizes are the defaults of docs/profile.md, a night's
-    # worth: the run takes the smallest dd (OSU's default sizes take
+    # The generated sizes are the defaults of docs/reference/profile.md, a
+    # night's worth: the run takes the smallest dd (OSU's default sizes take
     # minutes here)
     run = reframe('-n', dd, '-S', 'count=16', '-r')
     assert run.returncode == 0, run.stdout
