@@ -1,5 +1,4 @@
-'''docs/reference/budget.md (``iogap plan doc --system cori --node-hours
-200``), which tests/plan/test_plan.py keeps in sync.'''
+'''docs/reference/budget.md (``iogap plan doc``; tests/plan/test_plan.py).'''
 
 import os
 
