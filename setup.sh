@@ -5,11 +5,12 @@
 # OS packages are installed with apt when we are root or have sudo;
 # otherwise the missing ones are named and the script stops. The pinned
 # tools of spack.yaml are built with a Spack (IOGAP_SPACK_ROOT, spack on
-# PATH, else the pinned release bootstrapped into build/ from
-# IOGAP_SPACK_SOURCE or its pinned URL) into build/spack/<overlay>/view,
-# once: later runs reuse the view while spack.yaml and the overlay stay the
-# same. A Spack source that cannot be reached is said in one line and the
-# suite runs what it can.
+# PATH, else upstream Spack cloned into build/ at the pinned commit, or
+# offline from IOGAP_SPACK_SOURCE: docs/guide/spack.md) into
+# build/spack/<overlay>/view, once: later runs reuse the view while its
+# inputs (spack.yaml, the overlay, spack/repo) stay the same. A Spack
+# source that cannot be reached is said in one line and the suite runs
+# what it can.
 set -o errexit -o nounset -o pipefail
 cd "$(dirname "$0")"
 
@@ -24,7 +25,7 @@ esac
 packages=(gcc g++ gfortran make openmpi-bin libopenmpi-dev
           libhdf5-openmpi-dev hdf5-tools numactl libnuma-dev util-linux
           python3-venv autoconf automake libtool m4 perl pkgconf zlib1g-dev
-          bzip2 xz-utils patch file)
+          bzip2 xz-utils patch file git)
 # The tests also run a private Slurm (minicori), the nightly pipeline in
 # gitlab-ci-local (which copies its cache with rsync) and the morning page
 # in a headless chromium

@@ -1,13 +1,13 @@
 '''iogap: the suite's command. ReFrame runs the checks
-(``reframe -C reframe_config.py -r``); ``iogap`` runs what surrounds them:
-the night, its verdict and page, the plan, a site's profile, the audit of
-the references, re-baselining and the Spack stack.
+(reframe -C reframe_config.py -r); iogap runs what surrounds them: the
+night, its verdict and page, the plan, a site's profile, the audit of the
+references, re-baselining and the Spack stack.
 
-Every command keeps one set of exit statuses (:data:`iogap.errors.EXIT`):
-0 done or GREEN, 1 RED, 2 a usage error, 3 NOT JUDGED or UNDER-JUDGED,
-4 a missing or unreadable input (one line says which), 5 a source that
-cannot be reached. ``--system``, ``--output`` and ``--db`` mean the same
-wherever a command takes them.
+Exit status, the same for every command: 0 done or GREEN, 1 RED or
+failed, 2 a usage error, 3 NOT JUDGED or UNDER-JUDGED, 4 a missing or
+unreadable input (one line says which), 5 a source that cannot be
+reached. --system, --output and --db mean the same wherever a command
+takes them.
 '''
 
 import argparse

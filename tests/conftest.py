@@ -115,13 +115,13 @@ def copy_of_project(dest):
 
 
 @pytest.fixture(autouse=True)
-def io_lock_dir(tmp_path, monkeypatch):
+def io_lock_dir(tmp_path_factory, monkeypatch):
     '''The jobs' I/O lock in a directory of every test's own: another
     run's job on this host holding the host's lock would make a test's
     job wait too (jobs of real ReFrame runs take the host's).'''
     from iogap.core import jobguard
-    locks = tmp_path / 'locks'
-    locks.mkdir()
+    # beside the test's tmp_path: a test may take that as a scratch root
+    locks = tmp_path_factory.mktemp('locks')
     monkeypatch.setattr(jobguard, 'IO_LOCK_DIRS', (str(locks),))
     return locks
 

@@ -1,12 +1,5 @@
-'''The morning page: one self-contained HTML page of a night and the
-nights before it, drawn from run reports and the results database.
-
-:func:`write_page` is the stage's face. Each family package's ``report``
-module draws its own section (found by :mod:`~iogap.report.family`), the
-``plot_*`` modules draw the page's own sections and
-:mod:`~iogap.report.page` writes ``index.html`` with a ``figures.json``
-manifest. matplotlib (the ``report`` extra) is imported only when drawing.
-'''
+'''The morning page: one self-contained HTML page of a night and the nights
+before it. matplotlib (the ``report`` extra) is imported only to draw.'''
 
 import json
 import os
@@ -19,10 +12,8 @@ __all__ = ['write_page']
 
 
 def write_page(reports=(), db=None, output='.', study_example=False):
-    '''Draw the page of ``reports`` (run report files) and the sessions of
-    ``db`` into ``output``; with ``study_example``, a session whose values
-    are the study's published figures (not a run) is added. Returns the
-    page's path and how many figures it holds.'''
+    '''Draw the page of run ``reports``, ``db`` and (``study_example``) the
+    study's figures into ``output``; returns ``(path, figure count)``.'''
     try:
         import matplotlib  # noqa: F401 (only drawing needs it)
     except ImportError:

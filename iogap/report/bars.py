@@ -1,20 +1,20 @@
-'''What the bar charts of the family sections share: the reference band
-of the AbsoluteCheck that judged a bar, a case's figures in slot order,
-the study's value of a figure and the spread of its repetitions.'''
+'''What the families' bar charts share: a case's figures in slot order,
+the AbsoluteCheck band and the study's value of a bar, and its spread.'''
 
 from iogap.history.load import median
 from iogap.report import labels, style
 
 
+def target_key(row):
+    '''The ``(family, where, params, figure)`` an AbsoluteCheck judges.'''
+    family, part, params = row.target()
+    return (family, f'{row.system}:{part}', tuple(sorted(params.items())),
+            row.figure)
+
+
 def bands_of(rows):
-    '''``{(family, where, params, figure): AbsoluteCheck row}``.'''
-    bands = {}
-    for row in rows:
-        if row.family == 'AbsoluteCheck':
-            family, part, params = row.target()
-            bands[(family, f'{row.system}:{part}',
-                   tuple(sorted(params.items())), row.figure)] = row
-    return bands
+    '''``{target_key: AbsoluteCheck row}``.'''
+    return {target_key(r): r for r in rows if r.family == 'AbsoluteCheck'}
 
 
 def band_of(bands, row, figure):
@@ -35,9 +35,8 @@ def study_value(study, row, figure):
 
 
 def draw_bands(later):
-    '''Each ``(ax, x, width, band)`` as a grey box behind its bar, from its
-    lower to its upper bound; the axis grows to hold the bounds, and an
-    open side runs to its edge. The axes share their y limits.'''
+    '''Each ``(ax, x, width, band)`` as a grey box behind its bar, an open
+    side to the edge; the axes share y limits grown to hold the bounds.'''
     if not later:
         return
     bottom, top = later[0][0].get_ylim()
@@ -57,7 +56,7 @@ def draw_bands(later):
 
 
 def cases(rows):
-    '''``{(where, case): {figure: [rows]}}``: the figures of each case.'''
+    '''``{(where, case): {figure: [rows]}}``.'''
     found = {}
     for row in rows:
         found.setdefault((row.where, row.case), {}).setdefault(
@@ -66,7 +65,7 @@ def cases(rows):
 
 
 def in_slots(rows, keys, slots):
-    '''``[((where, variant, slot), {figure: [rows]})]``, in slot order so
+    '''``[((where, variant, slot), {figure: [rows]})]`` in slot order, so
     that legends list each partition's variants together.'''
     found = []
     for (where, _), figures in cases(rows).items():
@@ -81,5 +80,3 @@ def spread(figures, figure, value):
     if not (low and high):
         return None
     return [[value - median(low)], [median(high) - value]]
-
-

@@ -1,17 +1,7 @@
-'''What each family package gives the page, found through the registry:
-its ``report`` module (``iogap/<package>/report.py``; a package without
-one draws nothing of its own) states
-
-- ``SECTIONS``: its :class:`Section` s, placed among the others by
-  ``order``;
-- ``SHORT``: its families' short names in labels;
-- ``SWEEPS``: ``(family, panel title, figure)`` of each family whose
-  figure the CPU-clock section draws against the clock;
-- ``DARSHAN``: the families whose ``darshan=on`` cases the Darshan
-  section draws.
-
-The page's own sections (the clock sweep, judgements, Darshan, history)
-name no family: they take them from here.'''
+'''What a family package's ``report`` module (if any) gives the page:
+``SECTIONS``, ``SHORT`` (short family names), ``SWEEPS`` (``(family, panel
+title, figure)`` drawn against the CPU clock) and ``DARSHAN`` (families
+whose ``darshan=on`` cases are drawn).'''
 
 import functools
 import importlib
@@ -22,9 +12,8 @@ from iogap.core import registry
 
 @dataclass
 class Section:
-    '''One section of the page: its place, its key in ``figures.json``,
-    its title (the page numbers it), the families it draws, its drawing
-    (``draw(ctx)``) and what it needs when a family is not enough.'''
+    '''One section of the page, placed by ``order`` and drawn by
+    ``draw(ctx)``; ``needs``: what it needs besides its families' cases.'''
 
     order: float
     key: str
@@ -36,7 +25,7 @@ class Section:
 
 @functools.lru_cache(maxsize=None)
 def modules():
-    '''The ``report`` modules of the family packages, in package order.'''
+    '''The family packages' ``report`` modules (optional), in order.'''
     found = []
     for name in registry.packages():
         try:
@@ -48,22 +37,18 @@ def modules():
 
 
 def sections():
-    '''Every family package's sections.'''
     return [s for m in modules() for s in getattr(m, 'SECTIONS', ())]
 
 
 @functools.lru_cache(maxsize=None)
 def short_names():
-    '''``{family: short name}`` of every family that states one.'''
     return {k: v for m in modules() for k, v in
             getattr(m, 'SHORT', {}).items()}
 
 
 def sweeps():
-    '''``(family, panel title, figure)`` of every clock sweep.'''
     return [s for m in modules() for s in getattr(m, 'SWEEPS', ())]
 
 
 def darshan():
-    '''The families whose ``darshan=on`` cases the page draws.'''
     return tuple(f for m in modules() for f in getattr(m, 'DARSHAN', ()))

@@ -1,6 +1,5 @@
-'''What a figure's labels say: short names of parameters and families, a
-case or a variant in a few words, a figure's value and a message size as a
-person writes them.'''
+'''What a figure's labels say: short names, a case or a variant in a few
+words, a value and a message size as a person writes them.'''
 
 from iogap.report.family import short_names
 
@@ -9,8 +8,7 @@ ABBREV = {'core_spec': 'cs', 'cpu_bind': 'bind', 'memory': 'mem',
           'striping': 'stripe', 'procs_per_node': 'ppn', 'num_nodes': 'nodes',
           'ranks_per_node': 'rpn', 'directory': 'dir', 'cpu_freq': 'clock'}
 
-#: Parameters whose value alone says what it is (``fpp``, ``POSIX``), in
-#: the order labels name them; other parameters follow
+#: Parameters shown by their value alone (``fpp``), first and in this order
 BARE = ('api', 'mode', 'layout', 'placement', 'io', 'directory')
 
 
@@ -24,8 +22,7 @@ def param_label(key, value):
 
 
 def variant(params, keys):
-    '''``fsync, bind=cores, cs=4``: the ``keys`` of ``params``, bare values
-    first, abbreviated.'''
+    '''``fsync, bind=cores, cs=4``: the ``keys`` of ``params``.'''
     keys = sorted(keys, key=lambda k: BARE.index(k) if k in BARE else 99)
     return ', '.join(param_label(k, params[k]) for k in keys if k in params)
 
@@ -44,9 +41,8 @@ def size_label(nbytes):
 
 
 def case_label(family, params, keys=None):
-    '''A case in a few words, its family's short name first (``<short>
-    POSIX fsync ppn=2``); ``keys`` limits the parameters shown (default:
-    all but those at their default).'''
+    '''``<short> POSIX fsync ppn=2``: a case; ``keys`` limits the parameters
+    shown (default: those not at their default).'''
     keys = keys if keys is not None else [
         k for k, v in params.items() if str(v) not in ('default', '0')]
     return ' '.join(filter(None, [short_names().get(family, family),

@@ -34,6 +34,7 @@ ul.problems li { margin: .2em 0; }
         min-width: 8em; }
 svg.spark { vertical-align: middle; margin-left: .5em; }
 '''
+NO_HISTORY = '; not judged across nights (no history given: --db)'
 
 
 def esc(text):
@@ -50,9 +51,10 @@ def _image(outdir, entry):
 
 
 def _table(table):
-    '''``{'head': [...], 'rows': [[cells], ...], 'classes': [...]}``;
-    numbers right-aligned.'''
-    head = ''.join(f'<th>{esc(h)}</th>' for h in table['head'])
+    '''``{'head', 'rows', 'classes', 'verdict', 'shown'}`` as a table, its
+    first ``shown`` rows open and all of them folded below.'''
+    head = '<table><tr>' + ''.join(
+        f'<th>{esc(h)}</th>' for h in table['head']) + '</tr>\n'
     body = []
     for cells, cls in zip(table['rows'], table.get('classes') or
                           [''] * len(table['rows'])):
@@ -61,14 +63,12 @@ def _table(table):
             f'{" verdict" if i == table.get("verdict") else ""}">'
             f'{esc(_fmt(c))}</td>' for i, c in enumerate(cells))
         body.append(f'<tr class="{esc(cls)}">{tds}</tr>')
-    rows = '\n'.join(body)
-    html_table = f'<table><tr>{head}</tr>\n{rows}</table>'
+    whole = head + '\n'.join(body) + '</table>'
     shown = table.get('shown')
     if shown and len(body) > shown:
-        return (f'<table><tr>{head}</tr>\n' + '\n'.join(body[:shown]) +
-                f'</table><details><summary>all {len(body)} rows</summary>'
-                f'{html_table}</details>')
-    return html_table
+        return (head + '\n'.join(body[:shown]) + '</table><details><summary>'
+                f'all {len(body)} rows</summary>{whole}</details>')
+    return whole
 
 
 def _fmt(value):
@@ -78,8 +78,7 @@ def _fmt(value):
 
 
 def _spark(values, width=120, height=22):
-    '''A figure's series of nights as a small inline line, the newest
-    night marked.'''
+    '''A series of nights as a small inline line, the newest marked.'''
     if len(values) < 2:
         return ''
     low, high = min(values), max(values)
@@ -93,9 +92,6 @@ def _spark(values, width=120, height=22):
             f'role="img" aria-label="{len(values)} nights">'
             f'<polyline fill="none" stroke="#555" points="{points}"/>'
             f'<circle cx="{x}" cy="{y}" r="2.5" fill="#c62828"/></svg>')
-
-
-NO_HISTORY = '; not judged across nights (no history given: --db)'
 
 
 def _verdicts(manifest):
@@ -151,13 +147,12 @@ def _header(manifest):
     return out
 
 
-def write(manifest, outdir, extra_notes=()):
+def write(manifest, outdir):
     '''Write ``index.html`` into ``outdir``; returns its path.'''
     systems = sorted({n for s in manifest['sessions'] for n in s['systems']})
     parts = [f'<h1>iogap report: {esc(", ".join(systems) or "no data")}</h1>']
     parts += _verdicts(manifest)
     parts += _header(manifest)
-    parts += [f'<p class="note">{esc(n)}</p>' for n in extra_notes]
     for section in manifest['sections']:
         parts.append(f'<h2 id="{section["key"]}">{esc(section["title"])}</h2>')
         if section['missing']:

@@ -3,7 +3,6 @@ and the dominant access size of every ``darshan=on`` case.'''
 
 from iogap.report import labels, style
 
-MODULES = ('posix', 'mpiio', 'stdio')
 LABELS = {'posix': 'POSIX', 'mpiio': 'MPI-IO', 'stdio': 'STDIO'}
 
 
@@ -23,7 +22,6 @@ def draw(ctx):
     cases = instrumented(ctx.rows)
     if not cases:
         return {}
-
     plt = style.pyplot()
     names = sorted(cases)
     fig, (time_ax, size_ax) = plt.subplots(
@@ -31,7 +29,7 @@ def draw(ctx):
         layout='constrained')
     ys = range(len(names))
     # Side by side, not stacked: MPI-IO's time holds the POSIX time it causes
-    shown = [m for m in MODULES if any(cases[n].get(f'darshan_{m}_io_time')
+    shown = [m for m in LABELS if any(cases[n].get(f'darshan_{m}_io_time')
                                        for n in names)]
     height = 0.8 / max(len(shown), 1)
     for i, module in enumerate(shown):

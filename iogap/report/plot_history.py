@@ -1,14 +1,7 @@
-'''The history section: each figure across nights, those the nightly's
-change-point verdict finds stepped first (its calibrated threshold, the
-reference file's breakage-only declarations honoured), then those whose
-newest judgement failed, then the largest moves the wrong way; the
-harness's own figures (controls, counters) below the study's.
-
-Each drawn figure is one row, as NERSC's UMAMI (pytokio) shows a metric:
-its series of nights, with the steps the change-point detector found
-marked, and beside it a box of the past nights with tonight's value placed
-in its quartile (coloured by whether that quartile is the figure's better
-or worse side).'''
+'''The history section: each figure across nights, those that stepped
+first, then those whose newest judgement failed, then the largest moves the
+wrong way, the harness's own figures below the study's; each drawn as
+NERSC's UMAMI shows a metric, its nights beside a box of the past ones.'''
 
 import statistics
 
@@ -18,6 +11,7 @@ from iogap.report.trends import better, collect
 
 #: Small multiples drawn (the table lists every figure)
 DRAWN = 12
+
 
 def panel(ax, ctx, series, sessions):
     newest = len(sessions) - 1
@@ -32,9 +26,8 @@ def panel(ax, ctx, series, sessions):
             ax.vlines(i, min(ys) / 2 if low is None else low,
                       max(ys) * 1.5 if high is None else high,
                       color=style.BAND, lw=9, alpha=0.4)
-    failed, worse = series.score(newest)
-    change = series.change(newest)
-    status, step = series.step(newest)
+    failed, change = series.score(newest)[0], series.change(newest)
+    step = series.step(newest)[1]
     if step is not None:
         start = sorted(series.points)[step.start]
         ax.axvline(start - 0.5, color=style.FAIL, ls='--', lw=1)
@@ -63,9 +56,8 @@ QUARTILES = ('below Q1', 'between Q1 and the median',
 
 
 def placed(past, value, way):
-    '''``(words, colour)``: the quartile of the past nights tonight's
-    ``value`` falls in; red on the figure's worse side, green on its
-    better one (grey when it has no better direction).'''
+    '''``(words, colour)``: the quartile of the ``past`` nights ``value``
+    falls in; red on the figure's worse side, green on its better one.'''
     q1, q2, q3 = statistics.quantiles(past, n=4) if len(past) > 1 else \
         past * 3
     index = sum(value > q for q in (q1, q2, q3))

@@ -1,9 +1,6 @@
-'''Section 5: every judgement at a glance. Each AbsoluteCheck, RatioCheck
-FitCheck and MechanismCheck figure is a dot (green pass, red fail) on its
-reference band, on an axis of measured over reference so that all share one
-scale; the table under it gives the numbers and the references'
-provenance, and lists the judgements not applicable on the host (N/A, with
-the reason) that have no value to draw.'''
+'''Every judgement at a glance: a dot (green pass, red fail) on its
+reference band, measured over reference on one log axis; the table gives
+the numbers, the provenance and the judgements N/A on the host.'''
 
 import math
 import os
@@ -39,8 +36,7 @@ def normalised(row):
 
 
 def limits(shown):
-    '''An axis symmetric about 1 (log scale) that holds every finite
-    value and bound, at most 1/16x to 16x.'''
+    '''Log-axis limits symmetric about 1 that hold every value, to LIMIT.'''
     finite = [abs(math.log2(v)) for s in shown for v in s if v and v > 0]
     span = min(max(finite + [1]) + 0.5, math.log2(LIMIT))
     return 2 ** -span, 2 ** span
@@ -122,8 +118,8 @@ def draw(ctx):
 
 
 def coverage_notes(rows):
-    '''What the newest session of each system judged, out of what its
-    reference file holds (iogap.judge.coverage), one line each.'''
+    '''A line per system: what its newest session judged of what its
+    reference file holds.'''
     notes = []
     for system in sorted({r.system for r in rows}):
         path = references.path_for(system)

@@ -1,6 +1,5 @@
-'''Section 2: write bandwidth against CPU clock, the study's central finding
-(buffered single-stream I/O tracks the clock, dsync and direct do not),
-with the least-squares line, r² and intercept of each series.'''
+'''Write bandwidth against CPU clock (the study's central finding), with
+each series' least-squares line, r² and intercept.'''
 
 from iogap.core.stats import linear_fit
 from iogap.errors import IogapError
@@ -11,8 +10,7 @@ MARKERS = 'osD^v'
 
 
 def series(rows, keys, figure):
-    '''``{(where, label): {GHz: median}}`` of one family's write
-    bandwidth (its ``figure``).'''
+    '''``{(where, label): {GHz: median}}`` of ``figure``.'''
     points = {}
     for row in rows:
         if row.figure == figure and 'cpu_freq' in row.params:
@@ -31,7 +29,6 @@ def fit(points):
 
 
 def draw(ctx):
-    # Each family that sweeps the clock names its panel and its figure
     panels = [(f, t, w, [r for r in ctx.rows if r.family == f])
               for f, t, w in family.sweeps()]
     panels = [p for p in panels if any(r.figure == p[2] for r in p[3])]

@@ -1,6 +1,4 @@
-'''The page's sections, the families each one draws, and rendering them:
-the family packages' own sections (:mod:`iogap.report.family`) placed
-among the page's, which take their families from them too.'''
+'''The page's sections and rendering them into ``figures.json``.'''
 
 import dataclasses
 import json
@@ -32,14 +30,12 @@ class Context:
     outdir: str
     look: style.Look = None
     study: list = field(default_factory=list)
-    #: The results database the history came from, if any: the nights'
-    #: series are judged too
+    #: The results database, if any: the verdicts judge across nights too
     db: str = None
 
 
 def sections():
-    '''Every section in page order, numbered: the families' and the
-    page's own (CPU clock, judgements, Darshan, history).'''
+    '''Every section, the families' and the page's own, numbered.'''
     found = sorted(family.sections() + [
         Section(2, 'sweep', 'Bandwidth against CPU clock',
                 tuple(f for f, _, _ in family.sweeps()), plot_sweep.draw,
@@ -68,8 +64,7 @@ def missing_note(section):
 
 
 def render(sessions, rows, outdir, db=None):
-    '''Draw every section into ``outdir``; returns the manifest.'''
-    os.makedirs(outdir, exist_ok=True)
+    '''Draw every section into existing ``outdir``; returns the manifest.'''
     _remove_previous(outdir)
     current = latest(rows)
     ctx = Context(current, rows, sessions, outdir, style.Look(rows), db=db)
@@ -85,7 +80,6 @@ def render(sessions, rows, outdir, db=None):
                       'table': found.get('table'),
                       'missing': None if found.get('figures') or
                       found.get('table') else missing_note(section)})
-
     systems = {}
     for row in rows:
         systems.setdefault(row.session.uuid, set()).add(row.system)

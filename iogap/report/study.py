@@ -1,11 +1,6 @@
-'''The study's published figures, as ``reference/cori.yaml`` records them.
-
-The Cori reference file carries the CUG'17 figures with their provenance:
-its absolute values are the study's measurements, its ratios the study's
-ratios. They serve twice: as the "study" marker on a Cori run's bars, and
-as :func:`example_report`, a run report shaped like a dry run of Cori whose
-values are those figures (Cori was retired in 2023; no run exists).
-'''
+'''The study's published figures, as ``reference/cori.yaml`` records them
+with their provenance: the "study" marker on a Cori run's bars, and
+:func:`example_report`, a run report of them (Cori was retired in 2023).'''
 
 import os
 
@@ -21,13 +16,9 @@ SOURCE = ("Liu et al., 'Understanding the IO Performance Gap Between Cori "
           "recorded in reference/cori.yaml (see docs/study.md)")
 
 
-def reference_file():
-    return references.path_for(SYSTEM)
-
-
 def entries(path=None):
     '''The Cori reference file as a dict (empty lists when absent).'''
-    path = path or reference_file()
+    path = path or references.path_for(SYSTEM)
     try:
         with open(path) as fp:
             data = yaml.safe_load(fp) or {}
@@ -47,9 +38,8 @@ def _checked(entry):
 
 
 def values(system, path=None):
-    '''The study's values for the cases of ``system``: ``[(family,
-    partition, {param: str}, figure, value, provenance)]``; none unless
-    the system is Cori.'''
+    '''``[(family, partition, {param: str}, figure, value, provenance)]``
+    of the study, for Cori only.'''
     if system != SYSTEM:
         return []
     return [(e['test'], e['partition'],
@@ -73,8 +63,9 @@ def _case(name, part, params, perf, method='', **extra):
 
 
 def example_report(path=None):
-    '''A report-shaped session for system ``cori`` whose every value is a
-    published study figure, and the entries it could not place.'''
+    '''A run report of Cori whose every value is a published figure of the
+    study; its session names the entries it could not place.'''
+    path = path or references.path_for(SYSTEM)
     data = entries(path)
     cases, skipped, measured = [], [], {}
     for e in data['absolute']:
@@ -86,7 +77,6 @@ def example_report(path=None):
         params = _full(e['test'], e.get('params') or {})
         key = (e['test'], e['partition'], tuple(sorted(params.items())))
         measured.setdefault(key, []).append(e)
-
     for (family, part, params), found in measured.items():
         params = dict(params)
         cases.append(_case(family, part, params, {
@@ -99,7 +89,6 @@ def example_report(path=None):
             f'{SYSTEM}:{part}:{e["var"]}': [e['ref'][0], *e['ref'],
                                             e['unit'], 'pass']
             for e in found}, '; '.join(e['provenance'] for e in found)))
-
     for kind, family in (('ratios', 'RatioCheck'), ('fits', 'FitCheck')):
         for e in data[kind]:
             part = e['numerator']['partition'] if kind == 'ratios' \
@@ -108,13 +97,12 @@ def example_report(path=None):
                 f'{SYSTEM}:{part}:{e["name"]}': [e['ref'][0], *e['ref'],
                                                  e['unit'], 'pass']},
                 e['provenance']))
-
     info = {'uuid': 'cug17-study-figures', 'hostname': "CUG'17 study",
             'time_start': '20170510T000000+0000',
             'time_start_unix': 1494374400.0, 'num_cases': len(cases),
             'num_failures': 0, 'num_skipped': 0, 'study_example': True,
             'cmdline': 'iogap report --study-example',
-            'source': os.path.relpath(path or reference_file()),
+            'source': os.path.relpath(path),
             'study_source': SOURCE, 'study_unplaced': skipped}
     return {'session_info': info, 'restored_cases': [],
             'runs': [{'run_index': 0, 'num_cases': len(cases),

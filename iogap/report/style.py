@@ -1,8 +1,5 @@
-'''What every figure shares: one color per partition and a hatch per
-variant, which parameters vary among the rows, log scales where values span
-decades, one legend, and saving a figure with its manifest entry (title,
-axes, series) for the page and the tests. What the labels say is
-:mod:`iogap.report.labels`'s.'''
+'''What every figure shares: colors, hatches, axes, one legend, and saving
+a figure with its manifest entry (title, axes, series).'''
 
 import math
 import os
@@ -53,21 +50,18 @@ def varying(rows, skip=()):
     for row in rows:
         for key, value in row.params.items():
             values.setdefault(key, set()).add(str(value))
-
     return [k for k, v in values.items() if len(v) > 1 and k not in skip]
 
 
 def ordered(values, preferred):
-    '''The distinct ``values``, those of ``preferred`` first in its order,
-    then any others as they come (a new mode still gets drawn).'''
+    '''The distinct ``values``, those in ``preferred`` first, then others.'''
     values = list(dict.fromkeys(values))
     return [v for v in preferred if v in values] + \
         [v for v in values if v not in preferred]
 
 
 def slots(rows, keys):
-    '''``[(where, variant label)]`` in partition order, each partition's
-    variants in the order the run listed them (its defaults first).'''
+    '''``[(where, variant label)]`` by partition, variants in run order.'''
     found = dict.fromkeys((r.where, variant(r.params, keys)) for r in rows)
     return sorted(found, key=lambda s: s[0])
 
@@ -79,8 +73,7 @@ def hatch(slots, slot):
 
 
 def bar_x(group, slot, count):
-    '''``(x, width)`` of bar ``slot`` of ``count`` in a group centred on
-    ``group``; a lone bar stays slim.'''
+    '''``(x, width)`` of bar ``slot`` of ``count`` around ``group``.'''
     width = min(0.8 / count, 0.3)
     return group + width * (slot - (count - 1) / 2), width
 
@@ -111,14 +104,12 @@ def pow2_axis(ax, ticks):
     ticks = sorted(set(ticks))
     if len(ticks) > 1:
         ax.set_xscale('log', base=2)
-    ax.set_xticks(ticks)
-    ax.set_xticklabels([str(t) for t in ticks])
+    ax.set_xticks(ticks, [str(t) for t in ticks])
     ax.minorticks_off()
 
 
 def legend(fig, axes, title=None, ncol=4):
-    '''One legend for the figure, each label once, below the panels (the
-    figure needs ``layout='constrained'``).'''
+    '''One legend below the panels (needs ``layout='constrained'``).'''
     seen = {}
     for ax in axes:
         for handle, label in zip(*ax.get_legend_handles_labels()):
@@ -156,9 +147,7 @@ def save(fig, outdir, name, section, title, caption=''):
                        'yscale': ax.get_yscale(), 'series': list(series),
                        'colors': series})
     fig.suptitle(title, fontsize=11, fontweight='bold')
-    path = os.path.join(outdir, f'{name}.png')
-    fig.savefig(path, dpi=100)
-    import matplotlib.pyplot as plt
-    plt.close(fig)
+    fig.savefig(os.path.join(outdir, f'{name}.png'), dpi=100)
+    pyplot().close(fig)
     return {'file': f'{name}.png', 'section': section, 'title': title,
             'caption': caption, 'panels': panels}

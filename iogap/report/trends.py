@@ -1,8 +1,6 @@
-'''A figure across nights, as the history section of the report
-(:mod:`iogap.report.plot_history`) draws and ranks it: one figure of one
-case on one partition, session after session, with the judgement that
-judged it each night, its change against the earlier nights and its
-change-point verdict.'''
+'''A figure across nights, as the history section draws and ranks it: one
+figure of one case on one partition, session after session, with what
+judged it each night, its change and its change-point verdict.'''
 
 import statistics
 
@@ -14,8 +12,7 @@ from iogap.report import bars, labels, style
 
 
 def better(row):
-    '''``'higher'``, ``'lower'`` or ``None``: as the family declares the
-    figure (iogap.core.figures).'''
+    '''``'higher'``, ``'lower'`` or ``None``, as the family declares.'''
     return registry.better(row.family, row.figure)
 
 
@@ -32,18 +29,16 @@ class Series:
         return [v for i, (v, _, _) in self.points.items() if i < newest]
 
     def change(self, newest):
-        '''Fractional change of the newest value against the median of
-        the earlier ones, or ``None``.'''
+        '''The newest value's change as a fraction of the earlier median.'''
         earlier = self.earlier(newest)
-        if newest not in self.points or not earlier or \
-                not statistics.median(earlier):
+        base = statistics.median(earlier) if earlier else 0
+        if newest not in self.points or not base:
             return None
-        base = statistics.median(earlier)
         return (self.points[newest][0] - base) / abs(base)
 
     def step(self, newest):
-        '''``(status, step or None)``: the change-point verdict on the
-        series up to ``newest``: 'step', 'steady', 'short' or ''.'''
+        '''The change-point verdict on the series up to ``newest``:
+        ``('step' | 'steady' | 'short' | '', step or None)``.'''
         if newest not in self.points:
             return '', None
         values = [self.points[i][0] for i in sorted(self.points)]
@@ -54,7 +49,6 @@ class Series:
 
     @property
     def internal(self):
-        '''A control, a counter or a spread: below the study's figures.'''
         row = next(iter(self.points.values()))[1]
         return internal(row.family, row.figure)
 
@@ -71,9 +65,8 @@ class Series:
 
 
 def internal(family, figure):
-    '''Whether a figure is the harness's rather than the study's: a
-    control and what is paired with it, a mechanism's counter, Darshan's
-    bytes, or a figure with no better direction.'''
+    '''Whether a figure is the harness's, below the study's: a control and
+    its pair, a counter, Darshan's bytes, or one with no better side.'''
     return figure.endswith('_paired') or figure.startswith(
         ('memory_', 'darshan_')) or (family not in JUDGEMENTS and (
             registry.better(family, figure) not in (HIGHER, LOWER)))
@@ -88,9 +81,7 @@ def collect(ctx, system):
     judges, grouped = {}, {}
     for r in rows:
         if r.family == 'AbsoluteCheck':   # the band of what it judges
-            family, part, params = r.target()
-            judges[(r.session, f'{system}:{part}', family,
-                    tuple(sorted(params.items())), r.figure)] = r
+            judges[(r.session, *bars.target_key(r))] = r
         else:
             grouped.setdefault((r.session, r.where, r.case, r.figure),
                                []).append(r)
@@ -101,11 +92,11 @@ def collect(ctx, system):
         first = found[0]
         name = first.judgement if first.family in JUDGEMENTS else \
             labels.case_label(first.family, first.params,
-                             keys[first.family]) + f': {figure}'
+                              keys[first.family]) + f': {figure}'
         s = series.setdefault((where, case, figure), Series(
             (where, case, figure), f'[{ctx.look.part(where)}] {name}',
             breakage.declared(ref, where, case, figure)))
-        judge = judges.get((session, where, first.family,
+        judge = judges.get((session, first.family, where,
                             bars.case_key(first), figure))
         s.points[sessions.index(session)] = (
             median(found), first, judge or (first if first.judged else None))

@@ -1,6 +1,5 @@
 '''The top of the page: each system's newest night judged as the nightly
-judges it (:mod:`iogap.judge.verdict`, the same words), then what failed
-or regressed, each with its reference and its series of nights.'''
+judges it, then what failed or regressed, with its series of nights.'''
 
 from iogap.history.runreport import final_cases
 from iogap.judge import references, verdict
@@ -14,8 +13,7 @@ PROBLEMS = ('REGRESSED', 'FAILED', 'STEP', 'GONE', 'TOOL VANISHED',
 
 
 def night_report(sessions):
-    '''The sessions of one night as one run report: a night split per
-    partition is judged whole.'''
+    '''One night's sessions (split per partition) as one run report.'''
     newest = max(sessions, key=lambda s: s.start)
     return {'session_info': newest.info,
             'runs': [run for s in sorted(sessions, key=lambda s: s.start)
@@ -23,8 +21,7 @@ def night_report(sessions):
 
 
 def judged(ctx):
-    '''``[{system, when, sessions, status, lines, problems}]``: each
-    system's newest night, judged.'''
+    '''Each system's newest night, judged: one dict each.'''
     found = []
     for system in sorted({r.system for r in ctx.rows}):
         sessions = sorted({r.session for r in ctx.rows
@@ -38,13 +35,12 @@ def judged(ctx):
         if ctx.db:
             lines, status, _, _ = verdict.across_nights(
                 lines, status, ctx.db, sessions[-1].uuid, system)
-        last = lines[-1]
         found.append({
             'system': system, 'when': sessions[-1].when,
             'sessions': [s.uuid[:8] for s in sessions],
             'partitions': sorted({tc['partition'] for tc in
                                   final_cases(report)}),
-            'status': next(w for w in STATUSES if last.startswith(w)),
+            'status': next(w for w in STATUSES if lines[-1].startswith(w)),
             'lines': lines,
             'problems': [_problem(line, ctx, system) for line in lines
                          if line.startswith(PROBLEMS)],
@@ -53,8 +49,8 @@ def judged(ctx):
 
 
 def _problem(line, ctx, system):
-    '''A summary line with the series of nights of the figure it names,
-    where it names one (``<case> @<where>: <figure>``).'''
+    '''A summary line, with the series of nights of the figure it names
+    (``<case> @<where>: <figure>``) if it names one.'''
     kind, _, rest = line.partition(' ')
     series = []
     if ' @' in rest and ': ' in rest:

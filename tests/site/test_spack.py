@@ -10,8 +10,8 @@ import sys
 import pytest
 import yaml
 
-from conftest import ROOT, built_view
-from iogap.site.spack import stack as spack
+from conftest import ROOT, built_view, copy_of_project
+from iogap.site.spack import environment, stack as spack
 
 ENV = yaml.safe_load(open(os.path.join(ROOT, 'spack.yaml')))['spack']
 
@@ -25,6 +25,39 @@ def test_every_tool_is_pinned_once(package):
                if 'iogap_roots' in d]
     specs = [s for s in roots if re.match(rf'{package}@', s)]
     assert len(specs) == 1 and re.match(rf'{package}@\d+(\.\d+)+', specs[0])
+
+
+#: The recipes of spack/repo that pin the benchmarks' versions
+VENDORED = ('ior', 'osu-micro-benchmarks', 'darshan-runtime', 'darshan-util')
+
+
+@pytest.mark.parametrize('package', VENDORED)
+def test_the_pinned_version_is_vendored_with_every_variant_set(package):
+    '''Any Spack concretizes these alike: the project's recipe has the
+    version spack.yaml pins (only that) and every variant set on it.'''
+    recipe = open(os.path.join(ROOT, 'spack', 'repo', 'packages', package,
+                               'package.py')).read()
+    [roots] = [d['iogap_roots'] for d in ENV['definitions']
+               if 'iogap_roots' in d]
+    [root] = [s.split('^')[0] for s in roots if s.startswith(f'{package}@')]
+    assert re.findall(r'version\("([^"]+)"', recipe) == [
+        re.match(rf'{package}@([\d.]+)', root)[1]]
+    wanted = set(re.findall(r'[+~](\w+)', root))
+    for name in ('generic', 'cori'):
+        overlay = yaml.safe_load(open(spack.overlay_path(name)))
+        variants = overlay['packages'].get(package, {}).get('variants', '')
+        wanted |= set(re.findall(r'(\w+)=', variants))
+    assert wanted <= set(re.findall(r'variant\(\s*"(\w+)"', recipe))
+
+
+def test_a_changed_recipe_is_another_stack(tmp_path, monkeypatch):
+    repo = copy_of_project(tmp_path / 'repo')
+    monkeypatch.setattr(environment, 'ROOT', str(repo))
+    env = spack.Environment(str(tmp_path / 'env'), 'generic')
+    before = env.digest()
+    recipe = repo / 'spack' / 'repo' / 'packages' / 'ior' / 'package.py'
+    recipe.write_text(recipe.read_text().replace('"--without-lustre"', ''))
+    assert env.digest() != before
 
 
 def test_no_site_data_in_the_environment():
@@ -132,3 +165,5 @@ def test_the_built_view_holds_the_tools_and_externals_the_os_ones():
     assert path == '/usr/bin/dd' and spec.startswith('coreutils@9')
     assert env.lock()['ior']['version'] == '4.0.0'
     assert env.lock()['osu-micro-benchmarks']['version'] == '7.4'
+    # Built from the project's recipes, whichever Spack built them
+    assert {env.lock()[p]['namespace'] for p in VENDORED} == {'iogap'}

@@ -1,155 +1,163 @@
-'''A Spack of the project's own when none is found: the pinned snapshot from
-:data:`URL` or ``IOGAP_SPACK_SOURCE``, refused before unpacking unless its
-sha256 is :data:`SHA256`, and renamed into place only when whole.'''
+'''A Spack of the project's own when none is found: upstream Spack cloned at
+:data:`COMMIT`, its integrity check, or offline the git repository or pinned
+tarball ``IOGAP_SPACK_SOURCE`` names; renamed into place only when whole.'''
 
 import fcntl
 import hashlib
 import os
+import pathlib
 import shutil
+import signal
+import subprocess
 import tarfile
 import tempfile
-import threading
 import time
-import urllib.request
 
 from iogap import errors
 from iogap.site.spack import own
 from iogap.site.spack.config import SpackError
 
-#: The pinned Spack: a git archive of this commit (top directory
-#: ``spack/``), which no upstream release is
-VERSION = '0.23.0.dev0'
-COMMIT = 'e8f8cf8543b31ff6ba81a5ab0e515bc9a4856384'
-SHA256 = 'b146ceb074022a1f59697685d509b146efbbe845e3390c0dec1f1ffd2b76e472'
-#: Where the commit is published; GitHub's archive of it has another top
-#: directory, so the checksum refuses it until the pin names a release
-URL = f'https://github.com/manuel-g-castro/spack/archive/{COMMIT}.tar.gz'
+#: Spack v0.23.1, the last release whose builtin packages are in its tree
+#: (1.x fetches them on first use, which an offline site cannot)
+VERSION = '0.23.1'
+COMMIT = '2bfcc69fa870d3c6919be87593f22647981b648a'
+GIT = 'https://github.com/spack/spack.git'
+#: Tarballs ``IOGAP_SPACK_SOURCE`` may name, by sha256: the snapshot
+#: offline CI builds with (git archive of a fork's e8f8cf85, 2024-06)
+TARBALLS = {
+    'b146ceb074022a1f59697685d509b146efbbe845e3390c0dec1f1ffd2b76e472':
+    '0.23.0.dev0'}
 
-#: Seconds to wait for a URL to answer (name lookup included)
+#: Seconds a git source has to answer (name lookup included)
 TIMEOUT = 10
 
-#: Where the bootstrapped Spack lives, one directory per pinned version
 BUILD = os.path.join(own.ROOT, 'build')
-ROOT = os.path.join(BUILD, f'spack-{VERSION}')
-STAMP = '.iogap-sha256'
+STAMP = '.iogap-pin'
+PINS = 'iogap/site/spack/boot.py'
 
 
 class Unreachable(SpackError, errors.Unreachable):
     '''The source cannot be reached: the suite runs without Spack.'''
 
 
-def source():
-    '''The tarball to bootstrap from: ``IOGAP_SPACK_SOURCE`` or :data:`URL`.'''
-    return os.environ.get('IOGAP_SPACK_SOURCE') or URL
-
-
 def bootstrapped():
-    '''The Spack root bootstrapped here, when whole and of the pin.'''
+    '''The Spack root bootstrapped here, when whole and of a pin.'''
+    for pin, version in [(COMMIT, VERSION), *TARBALLS.items()]:
+        root = os.path.join(BUILD, f'spack-{version}')
+        try:
+            with open(os.path.join(root, STAMP)) as fp:
+                if fp.read().strip() == pin and os.access(
+                        os.path.join(root, 'bin', 'spack'), os.X_OK):
+                    return root
+        except OSError:
+            pass
+    return None
+
+
+def git(*args, timeout=None):
+    '''``(status, stdout, error line)`` of git, killed with its transport
+    helper past ``timeout`` (TimeoutExpired).'''
+    proc = subprocess.Popen(
+        ['git', *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+        env=dict(os.environ, GIT_TERMINAL_PROMPT='0'))
     try:
-        with open(os.path.join(ROOT, STAMP)) as fp:
-            whole = fp.read().strip() == SHA256
-    except OSError:
-        return None
-    return ROOT if whole and os.access(os.path.join(ROOT, 'bin', 'spack'),
-                                       os.X_OK) else None
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    # git's first fatal line says why; the ones after give advice
+    lines = err.strip().splitlines() or ['']
+    return proc.returncode, out.strip(), next(
+        (line for line in lines if line.startswith('fatal: ')), lines[-1])
 
 
-def _open(url):
-    '''The response of ``url`` within :data:`TIMEOUT`, name lookup included
-    (which urlopen's own timeout leaves out).'''
-    box = {}
-
-    def opener():
-        try:
-            box['response'] = urllib.request.urlopen(url, timeout=TIMEOUT)
-        except Exception as err:  # noqa: BLE001 (reported to the caller)
-            box['error'] = err
-
-    thread = threading.Thread(target=opener, daemon=True)
-    thread.start()
-    thread.join(TIMEOUT)
-    if thread.is_alive():
-        raise Unreachable(f'cannot reach the Spack source {url}: no answer '
-                          f'in {TIMEOUT} s')
-    if 'error' in box:
-        reason = getattr(box['error'], 'reason', None) or box['error']
-        raise Unreachable(f'cannot reach the Spack source {url}: {reason}')
-    return box['response']
-
-
-def fetch(src, into):
-    '''The tarball ``src`` names: a file, or a URL downloaded into ``into``.'''
-    if src.startswith('file://') or '://' not in src:
-        path = src.removeprefix('file://')
-        if not os.path.isfile(path):
-            raise SpackError(f'IOGAP_SPACK_SOURCE names {path}, which is not '
-                             f'a file: name the Spack {VERSION} tarball or '
-                             f'a URL of it')
-        return path
-    path = os.path.join(into, 'download.tar.gz')
-    with _open(src) as response, open(path, 'wb') as fp:
-        try:
-            shutil.copyfileobj(response, fp)
-        except OSError as err:
-            raise Unreachable(f'cannot download the Spack source {src}: '
-                              f'{err}') from None
-    return path
-
-
-def verify(path, src):
-    '''Refuse a tarball whose sha256 is not the pinned one.'''
-    digest = hashlib.sha256()
-    with open(path, 'rb') as fp:
-        for block in iter(lambda: fp.read(1 << 20), b''):
-            digest.update(block)
-    if digest.hexdigest() != SHA256:
-        raise SpackError(f'{src} has sha256 {digest.hexdigest()}, not the '
-                         f'pinned {SHA256} of Spack {VERSION} '
-                         f'(iogap/site/spack/boot.py): refused, nothing '
-                         f'unpacked; name that release with '
-                         f'IOGAP_SPACK_SOURCE or a Spack with '
-                         f'IOGAP_SPACK_ROOT')
+def clone(src, url, work):
+    '''Spack's tag ``v<VERSION>`` cloned from ``url`` into ``work``,
+    refused unless it is :data:`COMMIT`: ``(tree, version, pin)``.'''
+    tag, tree = f'v{VERSION}', os.path.join(work, 'spack')
+    if not shutil.which('git'):
+        raise SpackError('no git on PATH, which fetches Spack (apt: git)')
+    try:
+        status, _, err = git('ls-remote', '--exit-code', url,
+                             f'refs/tags/{tag}', timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        status, err = 128, f'no answer in {TIMEOUT} s'
+    if status == 2:
+        raise SpackError(f'{src} has no tag {tag} (Spack {VERSION})')
+    if status == 0:
+        # An answer within TIMEOUT; a transfer that stalls as long fails
+        status, _, err = git('-c', 'http.lowSpeedLimit=1000', '-c',
+                             f'http.lowSpeedTime={TIMEOUT}', 'clone', '-q',
+                             '--depth', '1', '--branch', tag, url, tree)
+    if status:    # a local repository that fails is no network's fault
+        raise (SpackError if url.startswith('file://') else Unreachable)(
+            f'cannot reach the Spack source {src}: {err}')
+    head = git('-C', tree, 'rev-parse', 'HEAD')[1]
+    if head != COMMIT:
+        raise SpackError(f'{src}: tag {tag} is commit {head}, not the pinned '
+                         f'{COMMIT} ({PINS}): refused, nothing kept')
+    return tree, VERSION, COMMIT
 
 
 def unpack(path, work):
-    '''Unpack the tarball into ``work`` and move its Spack to :data:`ROOT`.'''
+    '''The tarball ``path`` unpacked into ``work`` if :data:`TARBALLS`
+    pins its sha256: ``(tree, version, pin)``.'''
+    with open(path, 'rb') as fp:
+        pin = hashlib.file_digest(fp, 'sha256').hexdigest()
+    if pin not in TARBALLS:
+        raise SpackError(f'{path} has sha256 {pin}, not one {PINS} pins: '
+                         f'refused, nothing unpacked (IOGAP_SPACK_SOURCE '
+                         f'may name a git repository of Spack)')
     try:
         with tarfile.open(path) as tar:
             # The data filter refuses members that would land outside
             tar.extractall(work, filter='data')
     except (tarfile.TarError, OSError) as err:
         raise SpackError(f'cannot unpack {path}: {err}') from None
-    tops = [os.path.join(work, d) for d in os.listdir(work)
-            if os.access(os.path.join(work, d, 'bin', 'spack'), os.X_OK)]
-    if len(tops) != 1:
+    trees = [os.path.join(work, d) for d in os.listdir(work)
+             if os.access(os.path.join(work, d, 'bin', 'spack'), os.X_OK)]
+    if len(trees) != 1:
         raise SpackError(f'{path} holds no <directory>/bin/spack: not a '
-                         f'Spack release tarball')
-    with open(os.path.join(tops[0], STAMP), 'w') as fp:
-        fp.write(SHA256 + '\n')
-    shutil.rmtree(ROOT, ignore_errors=True)  # a stale or foreign one
-    os.rename(tops[0], ROOT)
+                         f'Spack tarball')
+    return trees[0], TARBALLS[pin], pin
+
+
+def take(src, work):
+    '''``(tree, version, pin)`` of the Spack ``src`` names, in ``work``.'''
+    path = src.removeprefix('file://')
+    if os.path.isfile(path):
+        return unpack(path, work)
+    if os.path.isdir(path):
+        return clone(src, 'file://' + os.path.abspath(path), work)
+    if ':' in src:    # a URL, or git's user@host:path
+        return clone(src, src, work)
+    raise SpackError(f'IOGAP_SPACK_SOURCE names {src}: no tarball, git '
+                     f'repository or URL of Spack')
 
 
 def bootstrap(say):
-    '''The Spack root of :data:`ROOT`, bootstrapped first when missing.'''
-    if bootstrapped():
-        return ROOT
+    '''The Spack root bootstrapped here, bootstrapped first when missing.'''
+    if root := bootstrapped():
+        return root
     os.makedirs(BUILD, exist_ok=True)
     with open(os.path.join(BUILD, '.spack-bootstrap.lock'), 'w') as lock:
         # Two setups at once: the second waits, then finds it done
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if bootstrapped():
-            return ROOT
-        src, start = source(), time.time()
-        say(f'no Spack found: bootstrapping Spack {VERSION} from {src} '
-            f'into {ROOT}')
+        if root := bootstrapped():
+            return root
+        src, start = os.environ.get('IOGAP_SPACK_SOURCE') or GIT, time.time()
+        say(f'no Spack found: bootstrapping Spack from {src} into {BUILD}')
         work = tempfile.mkdtemp(prefix='.spack-bootstrap.', dir=BUILD)
         try:
-            path = fetch(src, work)
-            verify(path, src)
-            unpack(path, os.path.join(work, 'unpacked'))
+            tree, version, pin = take(src, work)
+            pathlib.Path(tree, STAMP).write_text(pin + '\n')
+            root = os.path.join(BUILD, f'spack-{version}')
+            shutil.rmtree(root, ignore_errors=True)  # a stale or foreign one
+            os.rename(tree, root)
         finally:
             shutil.rmtree(work, ignore_errors=True)
-    say(f'bootstrapped Spack {VERSION} in {time.time() - start:.0f} s '
-        f'(sha256 {SHA256[:12]}… verified)')
-    return ROOT
+    say(f'bootstrapped Spack {version} in {time.time() - start:.0f} s ('
+        f'{"sha256" if pin in TARBALLS else "commit"} {pin[:12]}… verified)')
+    return root

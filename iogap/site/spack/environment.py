@@ -1,7 +1,9 @@
 '''One Spack environment of the tool stack: its directory, its build, and
 the stamp without which its view is not trusted.'''
 
+import glob
 import hashlib
+import importlib.util
 import json
 import os
 import subprocess
@@ -39,18 +41,16 @@ class Environment:
 
     def __init__(self, path, overlay, target=''):
         self.path, self.overlay, self.target = path, overlay, target
-
-    @property
-    def view(self):
-        return os.path.join(self.path, 'view')
+        self.view = os.path.join(path, 'view')
 
     def digest(self):
-        h = hashlib.sha256()
-        # What is built (own tools included), not where sources came from
-        for part in (open(os.path.join(ROOT, 'spack.yaml')).read(),
-                     open(overlay_path(self.overlay)).read(), self.target,
-                     own.digest()):
-            h.update(part.encode())
+        '''sha256 of what is built (not where its sources came from).'''
+        h = hashlib.sha256(f'{self.target} {own.digest()}'.encode())
+        for path in [os.path.join(ROOT, 'spack.yaml'),
+                     overlay_path(self.overlay), *sorted(glob.glob(
+                         os.path.join(ROOT, 'spack/repo/packages/*/*.*')))]:
+            with open(path, 'rb') as fp:
+                h.update(fp.read())
         return h.hexdigest()
 
     def ready(self):
@@ -87,11 +87,8 @@ class Environment:
                    IOGAP_SPACK_TARGET=self.target,
                    SPACK_USER_CONFIG_PATH=os.path.join(base, 'user-config'),
                    SPACK_USER_CACHE_PATH=os.path.join(base, 'user-cache'))
-        try:
-            import clingo  # noqa: F401
+        if importlib.util.find_spec('clingo'):
             env.setdefault('SPACK_PYTHON', sys.executable)
-        except ImportError:
-            pass
         return env
 
     def prepare(self):
@@ -109,25 +106,23 @@ class Environment:
         if proc.returncode != 0:
             with open(log) as fp:
                 lines = fp.read().splitlines()
-            errors = [i for i, l in enumerate(lines) if 'Error' in l] or \
-                [max(len(lines) - 5, 0)]
-            shown = lines[errors[0]:errors[0] + 6]
-            raise SpackError(f'spack {step} failed ({log}):\n' +
-                             '\n'.join('  ' + l for l in shown))
+            at = next((i for i, l in enumerate(lines) if 'Error' in l),
+                      max(len(lines) - 5, 0))
+            raise SpackError(f'spack {step} failed ({log}):\n' + '\n'.join(
+                '  ' + l for l in lines[at:at + 6]))
         return time.time() - start
 
     def build(self, spack, say):
         '''Build the view unless it is ready; it is stamped only when whole,
         so a failed, half-done or stale build is never used.'''
         if self.ready():
-            say(f'reusing the Spack view {self.view} (spack.yaml and the '
-                f'{self.overlay} overlay are unchanged)')
+            say(f'reusing the Spack view {self.view} (spack.yaml, the '
+                f'{self.overlay} overlay and the recipes are unchanged)')
             return
         if os.path.exists(os.path.join(self.path, STAMP)):
             os.remove(os.path.join(self.path, STAMP))
         self.prepare()
-        lock = buildcache.reuse_lock(self, spack)
-        if lock:
+        if lock := buildcache.reuse_lock(self, spack):
             say(f'concretized as the build cache holds it ({lock}); '
                 f'installing')
         else:
@@ -135,9 +130,8 @@ class Environment:
                 f'({self.path})')
             took = self.run(spack, 'concretize', 'concretize', '-f')
             say(f'concretized in {took:.0f} s; installing')
-        jobs = str(max(len(os.sched_getaffinity(0)), 1))
         took = self.run(spack, 'install', 'install', '--fail-fast', '-j',
-                        jobs)
+                        str(len(os.sched_getaffinity(0))))
         missing = [t for t in VIEW_TOOLS
                    if not os.path.exists(os.path.join(self.view, t))]
         if missing:

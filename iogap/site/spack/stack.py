@@ -24,8 +24,7 @@ BUILD = os.path.join(ROOT, 'build', 'spack')
 
 def spack_command():
     '''``[spack]`` from IOGAP_SPACK_ROOT, PATH or a bootstrap, or ``None``.'''
-    root = os.environ.get('IOGAP_SPACK_ROOT')
-    if root:
+    if root := os.environ.get('IOGAP_SPACK_ROOT'):
         spack = os.path.join(root, 'bin', 'spack')
         if not os.access(spack, os.X_OK):
             raise SpackError(f'IOGAP_SPACK_ROOT={root} holds no bin/spack')
@@ -57,8 +56,7 @@ def environment_for(partition_extras, system):
 def local_view(overlay):
     '''The view the checks of a local profile use: ``IOGAP_SPACK_VIEW``,
     else the one setup built for ``overlay`` if it is whole, else None.'''
-    user = os.environ.get('IOGAP_SPACK_VIEW')
-    if user:
+    if user := os.environ.get('IOGAP_SPACK_VIEW'):
         return user
     env = environment_for({'spack_overlay': overlay}, None)
     return env.view if env.ready() else None
@@ -97,7 +95,7 @@ def run(action, reframe_options=(), partition=None):
     except spackboot.Unreachable as err:
         print(f'spack: {err}: IOR, mdtest, OSU, fio and Darshan checks skip '
               f'unless their tools are on PATH, dd runs with the OS\'s '
-              f'coreutils (IOGAP_SPACK_SOURCE names a reachable tarball, '
+              f'coreutils (IOGAP_SPACK_SOURCE names a Spack source, '
               f'IOGAP_SPACK_ROOT a Spack)', file=sys.stderr)
         return EXIT['unreachable']
     except SpackError as err:
