@@ -9,9 +9,6 @@ import re
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-#: Pages written on their own branch (issue 48, the Spack pin): linked
-#: here, there once the branches merge; drop an entry when it lands
-ELSEWHERE = {os.path.join(ROOT, 'docs', 'guide', 'spack.md')}
 PAGES = sorted([os.path.join(ROOT, 'README.md')] + glob.glob(
     os.path.join(ROOT, 'docs', '**', '*.md'), recursive=True))
 LINK = re.compile(r'\]\(([^)\s]+)\)')
@@ -43,10 +40,9 @@ def test_every_relative_link_resolves(page):
         file, _, anchor = target.partition('#')
         dest = os.path.normpath(os.path.join(os.path.dirname(page), file)) \
             if file else page
-        if not os.path.exists(dest) and dest not in ELSEWHERE:
+        if not os.path.exists(dest):
             broken.append(target)
-        elif anchor and os.path.exists(dest) and dest.endswith('.md') and \
-                anchor not in anchors(dest):
+        elif anchor and dest.endswith('.md') and anchor not in anchors(dest):
             broken.append(target)
     assert not broken, (rel(page), broken)
 
@@ -76,4 +72,3 @@ def test_the_readme_is_one_screen_and_shows_both_commands():
               for t in LINK.findall(index)}
     assert {p for p in PAGES if '/docs/' in p} - linked == \
         {os.path.join(ROOT, 'docs', 'index.md')}
-    assert ELSEWHERE <= linked
