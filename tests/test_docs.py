@@ -20,7 +20,7 @@ PATH = re.compile(r'`((?:iogap|tests|ci|bench|systems|reference|docs|checks'
 def anchors(path):
     '''The GitHub anchors of a page's headings.'''
     with open(path) as fp:
-        heads = re.findall(r'^#+ (.+)$', fp.read(), re.M)
+        heads = re.findall(r'^#+ (.+)$', fp.read(), re.MULTILINE)
     return {re.sub(r'[^\w\- ]', '', h.strip().lower()).replace(' ', '-')
             for h in heads}
 
