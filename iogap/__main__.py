@@ -295,6 +295,9 @@ def _spack_args(parser):
 
 
 def _spack(args):
+    if {'-h', '--help'} & set(args.reframe):
+        args.parser.print_help()
+        return EXIT['ok']
     rest, partition = list(args.reframe), None
     for i, arg in enumerate(rest):
         if arg.startswith('--partition='):
@@ -348,7 +351,9 @@ def parser():
     sub = top.add_subparsers(dest='command', required=True, metavar='COMMAND',
                              parser_class=inputs.Parser)
     for name, (what, arguments, _) in COMMANDS.items():
-        arguments(sub.add_parser(name, help=what, description=what))
+        command = sub.add_parser(name, help=what, description=what)
+        command.set_defaults(parser=command)
+        arguments(command)
     return top
 
 

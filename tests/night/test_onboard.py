@@ -25,7 +25,8 @@ def python_m(*args, timeout=120, cwd=ROOT):
 
 @pytest.mark.parametrize('module', [
     'iogap', *(f'iogap {c}' for c in COMMANDS), 'iogap profile new',
-    'iogap profile onboard', 'iogap night pipeline', 'iogap.core.iotrace'])
+    'iogap profile onboard', 'iogap night pipeline', 'iogap spack build',
+    'iogap.core.iotrace'])
 def test_every_entry_point_has_help(module, tmp_path):
     done = python_m(*module.split(), '--help', cwd=tmp_path)
     text = done.stdout + done.stderr
