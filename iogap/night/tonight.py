@@ -11,6 +11,7 @@ import sys
 from iogap import inputs
 from iogap.errors import IogapError
 from iogap.history.runguard import replace_file
+from iogap.judge import coverage
 from iogap.night import provenance
 from iogap.night.paths import ROOT, shown
 from iogap.site import profile
@@ -43,6 +44,10 @@ class Night:
     def __init__(self, environ, job=None, partition=None):
         checked = {var: inputs.env(environ, var, check)
                    for var, check in SETTINGS.items()}
+        try:    # read by the verdict, at the night's end
+            coverage.minimum(environ)
+        except ValueError as err:
+            raise IogapError(str(err)) from None
         self.system = environ.get('IOGAP_SYSTEM') or None
         self.output = os.path.abspath(environ.get('IOGAP_OUTPUT') or
                                       os.path.join(ROOT, 'output'))
