@@ -24,17 +24,41 @@ class ResultsDBError(IogapError):
     '''The results database cannot be trusted or written.'''
 
 
+def holders(path):
+    '''``pid N (command)`` of each other process that has ``path`` (or its
+    journal) open: a run that may be writing it.'''
+    names = {os.path.realpath(path) + end for end in ('', '-journal',
+                                                      '-wal')}
+    found = []
+    for pid in filter(str.isdigit, os.listdir('/proc')):
+        try:
+            fds = os.listdir(f'/proc/{pid}/fd')
+            if int(pid) != os.getpid() and any(
+                    os.readlink(f'/proc/{pid}/fd/{fd}') in names
+                    for fd in fds):
+                with open(f'/proc/{pid}/comm') as fp:
+                    found.append(f'pid {pid} ({fp.read().strip()})')
+        except OSError:
+            continue    # gone, or another user's
+    return found
+
+
 def restore_hint(path):
-    '''How to get the history back.'''
+    '''What to do with a damaged history: never replace one a run holds.'''
+    held = holders(path)
+    if held:
+        return (f'{", ".join(held)} has it open: wait for it to end and '
+                f'run again; replace nothing while it is open')
     good = path + LAST_GOOD
     if os.path.isfile(good):
         return f'restore the last good copy: cp -p {good} {path}'
     return 'restore it from a backup, or move it away to start a new history'
 
 
-def _refuse(path, why):
+def _refuse(path, why, hint=None):
     raise ResultsDBError(f'results database {path} {why}: the run stops '
-                         f'before writing to it; {restore_hint(path)}')
+                         f'before writing to it; '
+                         f'{hint or restore_hint(path)}')
 
 
 def _header_size(head):
@@ -77,8 +101,11 @@ def check(path):
             conn.rollback()
     except sqlite3.OperationalError as err:
         if 'locked' in str(err) or 'busy' in str(err):
-            _refuse(path, f'is locked by another process (waited '
-                          f'{BUSY_SECONDS} s)')
+            # Sound, in use: replacing it would lose what the holder stores
+            _refuse(path, f'is busy: locked by '
+                          f'{", ".join(holders(path)) or "another process"} '
+                          f'(waited {BUSY_SECONDS} s)', 'it is sound: run '
+                          'again once that run has stored its session')
         _refuse(path, f'cannot be read by SQLite ({err})')
     except sqlite3.DatabaseError as err:
         _refuse(path, f'is corrupt ({" ".join(str(err).split())})')

@@ -10,7 +10,7 @@ import os
 
 from iogap.errors import IogapError
 from iogap.history import load, resultsdb
-from iogap.history.runguard import replace_file
+from iogap.history.runguard import plain, replace_file
 from iogap.judge import references, verdict
 from iogap.night import compare, junit, planned
 from iogap.night.tonight import Night, shown
@@ -48,8 +48,8 @@ def _guard_history(night):
     mended = resultsdb.mend(night.results_db)
     copy = resultsdb.keep_copy(night.results_db)
     return ([f'history: {mended}'] if mended else []) + (
-        [f'history {night.results_db}: sound; last good copy {copy} '
-         f'(restore: cp -p {copy} {night.results_db})'] if copy else [])
+        [f'history {night.results_db}: sound; last good copy {copy}']
+        if copy else [])
 
 
 def _stored(night, report):
@@ -65,11 +65,15 @@ def _stored(night, report):
         except IogapError as err:
             return [f'RED: {err}']
         return []
-    warned = [line.strip() for line in open(night.stdout, errors='replace')
+    warned = [plain(line) for line in open(night.stdout, errors='replace')
               if 'failed to store results' in line][:1]
+    try:    # a sound history is never to be replaced
+        resultsdb.check(night.results_db)
+        damaged = ''
+    except IogapError as err:
+        damaged = f'; {err}'
     return [f'RED: tonight was not stored in the history: {why}'
-            f'{" (reframe: " + warned[0] + ")" if warned else ""}; '
-            f'{resultsdb.restore_hint(night.results_db)}']
+            f'{" (reframe: " + warned[0] + ")" if warned else ""}{damaged}']
 
 
 def _session_of(report):

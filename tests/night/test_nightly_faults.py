@@ -119,19 +119,80 @@ def test_the_refusal_names_the_last_good_copy(tmp_path):
         resultsdb.check(db)
 
 
-def test_a_database_locked_by_another_process_is_named(tmp_path, monkeypatch):
+def holding(db, how):
+    '''Another process that holds ``db`` (``lock``: a write lock, ``open``:
+    the file open), until killed.'''
+    begin = "c.execute('BEGIN EXCLUSIVE'); " if how == 'lock' else ''
+    proc = subprocess.Popen(
+        [sys.executable, '-c', f"import sqlite3, sys; c = sqlite3.connect("
+         f"sys.argv[1]); {begin}print('held', flush=True); sys.stdin.read()",
+         db], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == 'held'
+    return proc
+
+
+def test_a_busy_database_is_named_and_never_to_be_replaced(tmp_path,
+                                                           monkeypatch):
+    '''Busy is not broken: the advice to restore the last good copy (or
+    move the file away) lost what the holder was storing.'''
     db = reframe_db(str(tmp_path / 'results.db'))
-    holder = sqlite3.connect(db)
-    holder.execute('BEGIN EXCLUSIVE')
+    resultsdb.keep_copy(db)
     monkeypatch.setattr(resultsdb, 'BUSY_SECONDS', 0.2)
+    holder = holding(db, 'lock')
     try:
-        with pytest.raises(resultsdb.ResultsDBError,
-                           match='locked by another process'):
+        with pytest.raises(resultsdb.ResultsDBError) as err:
             resultsdb.check(db)
     finally:
-        holder.rollback()
-        holder.close()
+        holder.kill()
+        holder.wait()
+    said = str(err.value)
+    assert f'is busy: locked by pid {holder.pid} (python' in said, said
+    assert 'it is sound' in said
+    assert 'cp -p' not in said and 'move it away' not in said
     resultsdb.check(db)
+
+
+def test_a_damaged_database_a_run_holds_open_is_not_to_be_replaced(
+        tmp_path):
+    db = reframe_db(str(tmp_path / 'results.db'))
+    resultsdb.keep_copy(db)
+    holder = holding(db, 'open')
+    try:
+        os.truncate(db, 1000)
+        with pytest.raises(resultsdb.ResultsDBError) as err:
+            resultsdb.check(db)
+    finally:
+        holder.kill()
+        holder.wait()
+    said = str(err.value)
+    assert 'is truncated' in said and f'pid {holder.pid} (python' in said
+    assert 'replace nothing while it is open' in said
+    assert 'cp -p' not in said
+    with pytest.raises(resultsdb.ResultsDBError, match='cp -p'):
+        resultsdb.check(db)         # no one holds it now
+
+
+def test_a_session_missing_from_a_sound_history_advises_no_restore(
+        tmp_path):
+    from types import SimpleNamespace
+    from iogap.night import driver
+    db = reframe_db(str(tmp_path / 'results.db'))
+    resultsdb.keep_copy(db)
+    out = tmp_path / 'reframe.out'
+    out.write_text('\x1b[33mWARNING: failed to store results in the '
+                   'database: database is locked\x1b[0m\n')
+    report = tmp_path / 'run-report-1.json'
+    report.write_text(json.dumps({'session_info': {'uuid': 'tonight'},
+                                  'runs': []}))
+    night = SimpleNamespace(results_db=db, stdout=str(out))
+    [line] = driver._stored(night, str(report))
+    assert line.startswith('RED: tonight was not stored in the history: '
+                           'session tonight is not in the results database')
+    assert line.endswith('(reframe: failed to store results in the '
+                         'database: database is locked)'), line
+    os.truncate(db, 1000)
+    [line] = driver._stored(night, str(report))
+    assert f'cp -p {db}.last-good {db}' in line
 
 
 # Every entry point that reads a run report, on reports a cron leaves
