@@ -12,7 +12,7 @@ import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import fixture, run_after, run_before, variable
 
-from iogap.core import jobguard, jobscript, scratch, steps
+from iogap.core import jobguard, jobscript, runlock, scratch, steps
 from iogap.core.cases import case_params, describe, runs_on, runtime_parts
 from iogap.core.darshan import Darshan
 from iogap.core.ending import JobEnding, time_limit
@@ -160,14 +160,19 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
         # Before any family decides on modes: an unusable root fails all
         root = self.extra('scratch_root')
         scratch.check_rules(root)
-        if self.is_local and (why := scratch.problem(root)):
-            raise ScratchError(why)
+        if self.is_local:
+            runlock.held(root)      # removed under the run: it stops
+            if why := scratch.problem(root):
+                raise ScratchError(why)
 
     @run_before('run', always_last=True)
     def _plan(self):
         self.plan_steps()
         if self.time_limit is None:
             self.time_limit = time_limit(self.moved_bytes)
+        # The I/O lock's wait, at most as long, is not the measurement's
+        self.lock_wait = int(self.time_limit) if self.is_local else None
+        self.time_limit += self.lock_wait or 0
         self._scratch_guard()
         self._lay_out_job()
 
@@ -182,10 +187,11 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
     def _lay_out_job(self):
         '''The one place the job script is assembled.'''
         tag = re.sub(r'[^A-Za-z0-9_-]', '_', self.unique_name)
+        root, local = self.extra('scratch_root'), self.is_local
         guard = jobguard.job_guard(
-            self.extra('scratch_root'), tag,
-            watch_pid=os.getpid() if self.is_local else None,
-            io_lock=self.is_local)
+            root, tag, watch_pid=os.getpid() if local else None,
+            io_lock=local, lock_id=local and runlock.held(root),
+            lock_wait=self.lock_wait)
         launcher = self.job.launcher.command(self.job)[:1]
         if launcher:
             self.job_sections['setup'].append(

@@ -9,6 +9,8 @@ import os
 import re
 import socket
 
+from reframe.core.exceptions import ForceExitError
+
 from iogap.errors import ScratchError
 
 #: Lock file: one run at a time per output directory; shared on a root
@@ -59,6 +61,12 @@ def lock_run(path, what, partition=None):
           f'{what} {path} (partition {partition})')
 
 
+def lock_night(output):
+    '''Hold ``output`` for one night, whose reframe takes its run lock.'''
+    _take(output, '.iogap-night.lock', fcntl.LOCK_EX,
+          f'output directory {output}')
+
+
 def idle(path):
     '''Whether no run holds ``path``'s lock: what is there is nobody's.'''
     lock = os.path.join(path, RUN_LOCK)
@@ -70,3 +78,26 @@ def idle(path):
     except OSError:
         return False
     return True
+
+
+class RootLost(ForceExitError):
+    '''A locked root removed during the run: ReFrame aborts every case.'''
+
+
+def held(path):
+    '''``dev:inode`` of the lock this process holds on ``path``, or
+    ``None``; :class:`RootLost` when the lock there is no longer it.'''
+    fp = _held.get(os.path.join(path, RUN_LOCK))
+    if fp is None:
+        return None
+    ours = os.fstat(fp.fileno())
+    try:
+        there = os.stat(os.path.join(path, RUN_LOCK))
+    except OSError:
+        there = None
+    if not there or (there.st_dev, there.st_ino) != (ours.st_dev,
+                                                     ours.st_ino):
+        raise RootLost(f'scratch root {path} was removed during the run '
+                       f'(and the lock this run took on it): the run stops; '
+                       f'no case runs in a root it did not lock')
+    return f'{ours.st_dev}:{ours.st_ino}'

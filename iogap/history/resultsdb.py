@@ -152,9 +152,11 @@ def _backup(path, copy):
                 closing(sqlite3.connect(part)) as dst:
             src.backup(dst)
         os.replace(part, copy)
-    except (OSError, sqlite3.Error) as err:
+    except BaseException as err:    # a signal too: no part is left
         if os.path.exists(part):
             os.remove(part)
+        if not isinstance(err, (OSError, sqlite3.Error)):
+            raise
         raise ResultsDBError(f'cannot keep a copy of the results database '
                              f'{path} in {copy}: {err}') from None
     shutil.copymode(path, copy)

@@ -13,7 +13,7 @@ from iogap.history import load, resultsdb
 from iogap.history.runguard import plain, replace_file
 from iogap.judge import references, verdict
 from iogap.night import compare, junit, planned
-from iogap.night.tonight import Night, shown
+from iogap.night.tonight import Aborted, Night, shown
 
 
 def print_summary(night, title, lines):
@@ -86,17 +86,25 @@ def _session_of(report):
 def suite():
     night = Night(os.environ)
     system = night.locate()
+    night.take()
     print(f'nightly: system {system}, history database {night.results_db}',
           flush=True)
     title = f'{system}, pipeline {night.extras["pipeline"]}, ' \
             f'commit {night.extras["commit"][:12]}'
+    try:
+        return _suite(night, system, title)
+    except Aborted as stop:
+        print_summary(night, title, [night.aborted(stop)])
+        return verdict.RED
+
+
+def _suite(night, system, title):
     try:
         kept = _guard_history(night)
     except IogapError as err:
         print_summary(None, title, [f'RED: {err}'])
         return 1
 
-    os.makedirs(night.dir, exist_ok=True)
     returncode, report = night.run(*planned.tonight(night, os.environ))
     night.hand_over(report)
     lines = kept + (_history(night, report) if report else [])

@@ -145,7 +145,7 @@ def main(environ):
     line (a ``SystemExit``) when it cannot be made.'''
     night = Night(environ)
     system = night.locate()
-    os.makedirs(night.dir, exist_ok=True)
+    night.take()
     print(f'nightly: system {system}, history database {night.results_db}',
           flush=True)
     _, made = plan.make(night, environ, '--jobs')

@@ -25,7 +25,7 @@ import statistics
 from iogap.core import figures, registry
 from iogap.history import load
 from iogap.night import planned as plan
-from iogap.night.tonight import Night
+from iogap.night.tonight import Aborted, Night
 
 #: IOGAP_NIGHT_SWEEP values that only ask for a sweep
 _YES = ('1', 'yes', 'true', 'on')
@@ -153,9 +153,14 @@ def main(environ, print_summary):
             'sweep_nodes, or none runs a single-node canary)'])
     for night, options, extras in found:
         night.locate()
-        returncode, path = night.run(
-            [f'--distribute={state(environ)}', *options], extras)
+        night.take()
         title = f'sweep {night.system}:{night.partition}'
+        try:
+            returncode, path = night.run(
+                [f'--distribute={state(environ)}', *options], extras)
+        except Aborted as stop:
+            print_summary(night, title, [night.aborted(stop)])
+            return 1
         if path is None:
             lines, bad = [f'RED: reframe wrote no run report (exit '
                           f'{returncode}): the sweep did not run' +

@@ -2,13 +2,18 @@
 whose stdout is kept beside the output (the run report keeps no skip
 reasons).'''
 
+import ctypes
 import glob
 import os
 import shlex
+import signal
 import subprocess
 import sys
+import threading
+import time
 
 from iogap import inputs
+from iogap.core import runlock
 from iogap.errors import IogapError
 from iogap.history.runguard import replace_file
 from iogap.judge import coverage
@@ -33,6 +38,29 @@ SETTINGS = {
     'IOGAP_REFERENCE_DIR': inputs.directory,
     'IOGAP_RESULTS_DB': inputs.file_path,
 }
+
+
+#: Signals that stop a night, and the seconds reframe gets to stop its jobs
+STOPS, STOP_SECONDS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP), 8
+
+
+class Aborted(SystemExit):
+    '''The night was stopped by a signal (uncaught: one line, exit 1).'''
+
+    def __init__(self, signum):
+        self.signum, self.name = signum, signal.Signals(signum).name
+        super().__init__(f'nightly: aborted by {self.name}')
+
+
+def _stop(signum, frame):
+    for sig in STOPS:       # one stop is enough: the rest is its cleanup
+        signal.signal(sig, signal.SIG_IGN)
+    raise Aborted(signum)
+
+
+def _with_parent():
+    '''In reframe: end when the night dies, however it dies.'''
+    ctypes.CDLL(None).prctl(1, signal.SIGTERM)     # PR_SET_PDEATHSIG
 
 
 class Night:
@@ -67,6 +95,23 @@ class Night:
 
     def path(self, name):
         return os.path.join(self.dir, name)
+
+    def take(self):
+        '''Hold the output before writing there (a second night is refused
+        in one line) and stop, reframe with it, on :data:`STOPS`.'''
+        os.makedirs(self.output, exist_ok=True)
+        runlock.lock_night(self.output)
+        os.makedirs(self.dir, exist_ok=True)
+        self.started = time.monotonic()
+        for sig in STOPS:
+            signal.signal(sig, _stop)
+
+    def aborted(self, stop):
+        '''The summary's line of a night ``stop`` ended.'''
+        self.hand_over(None, f'IOGAP_NIGHT_ABORTED={stop.name}\n')
+        return (f'RED: the night was aborted by {stop.name} after '
+                f'{time.monotonic() - self.started:.0f} s: reframe and its '
+                f'jobs were stopped; nothing of tonight was judged')
 
     def locate(self):
         '''Resolve the system and, unless ``IOGAP_RESULTS_DB`` names it, the
@@ -130,12 +175,24 @@ class Night:
                 self.output, 'reports', f'run-report-{self.job}-'
                 f'{{sessionid}}.json')
         print(f'nightly: {shlex.join(cmd)}', flush=True)
-        with open(self.stdout, 'w', buffering=1) as log, \
-                subprocess.Popen(cmd, cwd=ROOT, env=environ, text=True,
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as proc:
-            for line in proc.stdout:
-                print(line, end='', flush=True)
-                log = _logged(log, line, self.stdout)
+        with open(self.stdout, 'w', buffering=1) as log, subprocess.Popen(
+                cmd, cwd=ROOT, env=environ, text=True, stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, preexec_fn=_with_parent) as proc:
+            # read aside: a signal reaches the wait, not a half-read line
+            keep = threading.Thread(target=_keep, daemon=True,
+                                    args=(proc.stdout, log, self.stdout))
+            keep.start()
+            try:
+                proc.wait()
+            except BaseException as err:
+                proc.send_signal(getattr(err, 'signum', signal.SIGTERM))
+                try:    # it cancels its jobs, or is killed (their watchdog)
+                    proc.wait(STOP_SECONDS)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                raise
+            finally:
+                keep.join(STOP_SECONDS)
         new = sorted(set(self.reports()) - before, key=os.path.getmtime)
         return proc.returncode, (new[-1] if new else None)
 
@@ -143,13 +200,21 @@ class Night:
         return glob.glob(os.path.join(self.output, 'reports',
                                       'run-report-*.json'))
 
-    def hand_over(self, report):
+    def hand_over(self, report, more=''):
         '''``night.env``: what the report and rebaseline jobs read (the run
         report from the project directory: theirs is another checkout).'''
         report = shown(report) if report else ''
         replace_file(self.path('night.env'),
                      f'IOGAP_RUN_REPORT={shlex.quote(report)}\n'
-                     f'IOGAP_RESULTS_DB={shlex.quote(self.results_db)}\n')
+                     f'IOGAP_RESULTS_DB={shlex.quote(self.results_db)}\n'
+                     + more)
+
+
+def _keep(stream, log, path):
+    '''reframe's output to the job log and, while it takes it, ``path``.'''
+    for line in stream:
+        print(line, end='', flush=True)
+        log = _logged(log, line, path)
 
 
 def _logged(log, line, path):

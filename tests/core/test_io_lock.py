@@ -1,15 +1,39 @@
 '''The host's I/O lock as a job runs it: a waiter names the live holder.'''
 
+import re
 import subprocess
 import time
 
 from iogap.core import jobguard
+from iogap.core.ending import first_error
 
 
-def lock_script(root, hold):
+def lock_script(root, hold, wait=None):
     return '\n'.join(['set -eu', f'iogap_root={root}',
-                      'iogap_fail() { echo "$*" >&2; exit 1; }',
-                      *jobguard.io_lock_lines(), f'sleep {hold}'])
+                      'iogap_fail() { echo "iogap: $*" >&2; exit 1; }',
+                      *jobguard.io_lock_lines(wait), f'sleep {hold}'])
+
+
+def test_a_job_that_cannot_get_the_lock_fails_naming_the_holder(
+        tmp_path, io_lock_dir):
+    '''It waited past its own time limit and failed as "job timed out",
+    the holder named in its stderr only.'''
+    holder = subprocess.Popen(['bash', '-c', lock_script(tmp_path, 30)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().startswith('iogap-io-lock: ')
+        started = time.monotonic()
+        waiter = subprocess.run(['bash', '-c', lock_script(tmp_path, 0, 1)],
+                                capture_output=True, text=True, timeout=30)
+        took = time.monotonic() - started
+    finally:
+        holder.kill()
+        holder.wait()
+    assert waiter.returncode == 1 and 1 <= took < 10
+    said = first_error(waiter.stderr, 'dd')
+    assert re.fullmatch(rf'iogap: could not take the I/O lock of device \d+:\d+ '
+                        rf'\(\S+\) in 1 s: held by pid={holder.pid} '
+                        rf'root={tmp_path} job=\S+ since=\S+', said), said
 
 
 def test_a_waiter_names_the_job_that_holds_the_lock(tmp_path, io_lock_dir):

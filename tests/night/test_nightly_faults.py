@@ -6,6 +6,7 @@ during a step, files replaced on a full file system. Each gives one line
 and a red night, and nothing stored before is changed. docs/faults.md
 lists them all.'''
 
+import contextlib
 import glob
 import json
 import os
@@ -621,36 +622,186 @@ def test_an_output_that_fills_during_the_run_is_one_line(tmp_path, small_fs):
     resultsdb.check(db)
 
 
-@pytest.mark.reframe
-def test_the_ci_runner_cancelling_the_night_loses_nothing(tmp_path):
-    '''GitLab cancels a job with SIGTERM to its process group: the run's
-    job ends, its scratch directory goes, the history stays sound.'''
-    db = reframe_db(str(tmp_path / 'history.db'))
-    (tmp_path / 'scratch').mkdir()
-    env = dict(os.environ, IOGAP_OUTPUT=str(tmp_path / 'out'),
-               IOGAP_SCRATCH=str(tmp_path / 'scratch'), IOGAP_RESULTS_DB=db,
-               IOGAP_SELECT=' '.join(dd_case('dsync', 256) +
-                                     ('-S', 'DDSingleStream.repetitions=3')))
-    proc = subprocess.Popen([sys.executable, '-m', 'iogap', 'night'],
+def night_env(tmp_path, **more):
+    '''A night's environment with ReFrame's default settings (colours
+    on), its scratch, output and history of its own, a dd case running
+    long enough to be stopped.'''
+    (tmp_path / 'scratch').mkdir(exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith('RFM_')}
+    return dict(env, IOGAP_OUTPUT=str(tmp_path / 'out'),
+                IOGAP_SCRATCH=str(tmp_path / 'scratch'),
+                IOGAP_RESULTS_DB=reframe_db(str(tmp_path / 'history.db')),
+                IOGAP_SELECT=' '.join(dd_case('dsync', 256) + (
+                    '-S', 'DDSingleStream.repetitions=3')), **more)
+
+
+def night_of(env, **popen):
+    return subprocess.Popen([sys.executable, '-m', 'iogap', 'night'],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)
-    deadline = time.monotonic() + 300
-    while not any(e.startswith('iogap.') for e in
-                  os.listdir(tmp_path / 'scratch')):
-        assert time.monotonic() < deadline and proc.poll() is None
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGTERM)
-    out = proc.communicate(timeout=120)[0]
-    assert proc.returncode != 0, out
-    deadline = time.monotonic() + 30
-    while [e for e in os.listdir(tmp_path / 'scratch')
-           if e.startswith('iogap.')] and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert not [e for e in os.listdir(tmp_path / 'scratch')
-                if e.startswith('iogap.')]
-    resultsdb.check(db)
-    assert os.path.exists(db + resultsdb.LAST_GOOD)
+                            stderr=subprocess.STDOUT, text=True, **popen)
+
+
+def processes_of(out):
+    '''``{pid: command}`` of the processes of the night writing in
+    ``out`` (reframe, its jobs and their tools), the night aside.'''
+    found = {}
+    for pid in filter(str.isdigit, os.listdir('/proc')):
+        try:
+            with open(f'/proc/{pid}/environ', 'rb') as fp:
+                if f'IOGAP_OUTPUT={out}\0'.encode() not in fp.read():
+                    continue
+            with open(f'/proc/{pid}/cmdline', 'rb') as fp:
+                command = fp.read().replace(b'\0', b' ').decode()
+        except OSError:
+            continue
+        if ' -m iogap night' not in command:
+            found[int(pid)] = command
+    return found
+
+
+def measuring(proc, scratch, deadline=300):
+    '''Wait until the night's dd job has made its directory.'''
+    end = time.monotonic() + deadline
+    while not any(e.startswith('iogap.') for e in os.listdir(scratch)):
+        assert time.monotonic() < end and proc.poll() is None
+        time.sleep(0.002)
+
+
+def left_in(scratch, within=30):
+    '''The job directories still in ``scratch`` after ``within`` s.'''
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        left = [e for e in os.listdir(scratch) if e.startswith('iogap.')]
+        if not left:
+            return []
+        time.sleep(0.1)
+    return left
+
+
+@pytest.fixture
+def no_orphans(tmp_path):
+    '''Whatever a night left running is killed after the test.'''
+    yield
+    for pid in processes_of(tmp_path / 'out'):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+LAST_NIGHT = {'summary.txt': 'last night\n', 'night.env': 'last=night\n',
+              'reframe.out': 'last night\n'}
+
+
+def last_night(tmp_path):
+    ci = tmp_path / 'out' / 'ci'
+    ci.mkdir(parents=True)
+    for name, text in LAST_NIGHT.items():
+        (ci / name).write_text(text)
+    return ci
+
+
+@pytest.mark.reframe
+@pytest.mark.parametrize('sig', ['SIGTERM', 'SIGINT', 'SIGHUP'])
+def test_a_signal_to_the_nightly_stops_its_reframe_and_jobs(tmp_path, sig,
+                                                            no_orphans):
+    '''A batch system or an admin signals the nightly's own pid: reframe
+    went on as an orphan and stored a session nothing judged, while
+    night.env and summary.txt still told of the night before.'''
+    ci = last_night(tmp_path)
+    env = night_env(tmp_path)
+    night = night_of(env)
+    measuring(night, tmp_path / 'scratch')
+    os.kill(night.pid, getattr(signal, sig))
+    stopped = time.monotonic()
+    out = night.communicate(timeout=60)[0]
+    while processes_of(tmp_path / 'out') and \
+            time.monotonic() - stopped < 10:
+        time.sleep(0.1)
+    assert not processes_of(tmp_path / 'out'), out
+    assert night.returncode == EXIT['red'], out
+    said = f'RED: the night was aborted by {sig} after '
+    assert (ci / 'summary.txt').read_text().splitlines()[1].startswith(said)
+    assert (ci / 'night.env').read_text() == (
+        f"IOGAP_RUN_REPORT=''\nIOGAP_RESULTS_DB={env['IOGAP_RESULTS_DB']}"
+        f"\nIOGAP_NIGHT_ABORTED={sig}\n")
+    assert 'last night' not in (ci / 'reframe.out').read_text()
+    assert not left_in(tmp_path / 'scratch') and 'Traceback' not in out
+    resultsdb.check(env['IOGAP_RESULTS_DB'])
+
+
+@pytest.mark.reframe
+def test_a_second_night_on_one_output_touches_nothing_of_the_first(
+        tmp_path, no_orphans):
+    '''The second was refused, having truncated the first's reframe.out
+    (1,085 NUL bytes, the night's start lost) and reset night.env and
+    summary.txt.'''
+    ci = last_night(tmp_path)
+    env = night_env(tmp_path)
+    first = night_of(env)
+    try:
+        measuring(first, tmp_path / 'scratch')
+        before = {name: (ci / name).read_bytes() for name in LAST_NIGHT}
+        second = subprocess.run([sys.executable, '-m', 'iogap', 'night'],
+                                cwd=ROOT, env=env, capture_output=True,
+                                text=True, timeout=120)
+        after = {name: (ci / name).read_bytes() for name in LAST_NIGHT}
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.communicate(timeout=60)
+    said = (second.stdout + second.stderr).strip()
+    assert second.returncode == EXIT['input'] and '\n' not in said, said
+    assert re.fullmatch(rf'iogap night: output directory {tmp_path}/out is '
+                        rf'in use by another run \(pid {first.pid} on \S+, '
+                        rf'started [0-9: -]+\): wait for it or choose '
+                        rf'another directory', said), said
+    assert after['summary.txt'] == before['summary.txt'] == b'last night\n'
+    assert after['night.env'] == before['night.env'] == b'last=night\n'
+    assert after['reframe.out'].startswith(before['reframe.out'])
+    assert b'\0' not in after['reframe.out']
+    assert before['reframe.out'].startswith(b'[ReFrame Setup]') or \
+        b'ReFrame' in before['reframe.out']
+
+
+def busy(cores=2):
+    '''Processes keeping ``cores`` CPUs busy: a loaded machine.'''
+    return [subprocess.Popen([sys.executable, '-c', 'while True: pass'])
+            for _ in range(cores)]
+
+
+#: When the CI runner cancels the night: seconds after it started, or
+#: after its dd job made its scratch directory
+MOMENTS = [('start', 1), ('start', 4), ('job', 0), ('job', 0.002),
+           ('job', 0.01), ('job', 0.03), ('job', 0.1), ('job', 0.3),
+           ('job', 1), ('job', 3)]
+
+
+@pytest.mark.reframe
+@pytest.mark.parametrize('since,after', MOMENTS,
+                         ids=[f'{s}+{a}s' for s, a in MOMENTS])
+def test_the_ci_runner_cancelling_the_night_loses_nothing(tmp_path, since,
+                                                          after, no_orphans):
+    '''GitLab cancels a job with SIGTERM to its process group, here on a
+    loaded machine: at any moment the run's job ends, its scratch
+    directory goes and the history stays sound (one moment was tested,
+    and a loaded machine once kept the directory: a signal between its
+    making and the trap that removes it).'''
+    env = night_env(tmp_path)
+    hogs = busy()
+    try:
+        night = night_of(env, start_new_session=True)
+        if since == 'job':
+            measuring(night, tmp_path / 'scratch')
+        time.sleep(after)
+        os.killpg(night.pid, signal.SIGTERM)
+        out = night.communicate(timeout=120)[0]
+        left = left_in(tmp_path / 'scratch')
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    assert night.returncode != 0, out
+    assert not left, out
+    resultsdb.check(env['IOGAP_RESULTS_DB'])
+    assert os.path.exists(env['IOGAP_RESULTS_DB'] + resultsdb.LAST_GOOD)
 
 
 def test_a_missing_home_changes_no_entry_point(tmp_path):
