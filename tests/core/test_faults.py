@@ -3,7 +3,10 @@ a dd that dies, two runs at once, reframe killed outright. Each outcome is
 the right one with its true reason, and nothing outside the test's scratch
 and output directories changes.'''
 
+import glob
 import os
+import re
+import shutil
 import signal
 import subprocess
 import time
@@ -278,3 +281,30 @@ def test_killing_reframe_ends_its_job_and_leftovers_are_cleared(tmp_path):
     assert f'iogap: removed 1 scratch dir(s) left by dead runs under {root}' \
         in again.proc.stderr
     assert left not in os.listdir(root)
+
+
+def test_a_scratch_root_removed_under_the_run_stops_it(tmp_path):
+    '''Removed while the first case measures, then made again: every later
+    case failed ("No such file or directory", 37 in one run), or carried
+    on in the new root without its lock.'''
+    root = tmp_path / 'scratch'
+    root.mkdir()
+    run = start(tmp_path, root, tmp_path / 'out', '-n', 'DDSingleStream.*'
+                '%cpu_bind=default.*%darshan=off.*%mode=(buffered|dsync)',
+                '-S', 'DDSingleStream.count=256', '-S',
+                'DDSingleStream.repetitions=2', '-r')
+    wait_for_job(root)
+    shutil.rmtree(root)
+    root.mkdir()
+    (root / scratch.MARKER).write_text('')
+    out = run.communicate(timeout=300)[0]
+    assert run.returncode == 1, out
+    [line] = [l for l in out.splitlines() if l.startswith('ERROR')]
+    assert line.endswith(f'scratch root {root} was removed during the run '
+                         f'(and the lock this run took on it): the run '
+                         f'stops; no case runs in a root it did not lock')
+    assert len(re.findall(r'^\[ +ABORT \] .*DDSingleStream', out, re.M)) == 2
+    # the second case's job never started
+    assert len(glob.glob(str(tmp_path / 'out' / 'stage' / '**' /
+                             'rfm_job.out'), recursive=True)) == 1
+    assert os.listdir(root) == [scratch.MARKER]
