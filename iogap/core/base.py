@@ -39,34 +39,24 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
 
     #: The partition's tools: built with Spack or found, once
     tools = fixture(ToolStack, scope='environment')
-
     #: Where the measured tool came from (Spack view or PATH); logged
     tool_provider = variable(str, value='', loggable=True)
-
     #: Every tool the job ran, as its node resolved it (path, digest, version)
     tools_resolved = variable(str, value='', loggable=True)
-
     #: Directory of the project's job-side tools (``.``: the stage directory)
     own_tools = variable(str, value='.', loggable=False)
-
     #: How the figures were obtained (cache eviction, binding...); logged
     method = variable(str, value='', loggable=True)
-
     #: Bytes the test writes at most; checked against free space
     scratch_bytes = variable(int, value=0, loggable=False)
-
     #: Bytes the job moves in all: its time limit when the profile has none
     moved_bytes = variable(int, value=0, loggable=False)
-
     #: Figures this host cannot give: ``{name: reason}``
     inapplicable = variable(dict, value={}, loggable=False)
-
     #: How reads defeat the page cache (:class:`Eviction`)
     evict = variable(str, value='auto')
-
     #: Cores of each bound task (``-c`` counts their hardware threads)
     cores_per_task = variable(int, value=1)
-
     #: Launcher options that bind; ``None`` takes extras['cpu_bind_options']
     bind_options = variable(typ.List[str], type(None), value=None)
 

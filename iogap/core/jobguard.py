@@ -12,10 +12,8 @@ IO_LOCK_DIRS = ('/run/lock', '/var/lock', '/tmp')
 
 def job_guard(root, tag, watch_pid=None, io_lock=False, lock_id=None,
               lock_wait=None):
-    '''The guard's lines; ``watch_pid``: end the job when reframe dies;
-    ``io_lock``: wait up to ``lock_wait`` s for other I/O jobs on the root's
-    device; ``lock_id``: the root must hold the run's lock of that
-    ``dev:inode`` (reframe locked it: a root made anew is not adopted).'''
+    '''The guard's lines: ``watch_pid`` reframe's, ``io_lock`` waited for
+    ``lock_wait`` s, ``lock_id`` the ``dev:inode`` of the root's run lock.'''
     lines = [
         *_root_lines(root, lock_id),
         'IOGAP_DIR= iogap_watchdog= iogap_signal=',
@@ -88,8 +86,7 @@ def _root_lines(root, lock_id=None):
 
 
 def io_lock_lines(wait=None):
-    '''Lines that take the host's I/O lock of the root's device, waiting
-    for it at most ``wait`` s (none: for ever).'''
+    '''Lines taking the I/O lock of the root's device (``wait`` s at most).'''
     return [
         'iogap_dev=$((16#$(stat -c %D "$iogap_root")))',
         'iogap_dev="$(( (iogap_dev >> 8) & 0xfff | (iogap_dev >> 32) & '

@@ -1,7 +1,5 @@
-'''One run at a time: advisory locks, naming their holder, on a run's
-output directory (``.iogap-run.lock``) and scratch roots, which a run holds
-shared and its partitions' locks exclusive: runs of other partitions share a
-root, while whatever needs it whole still sees them.'''
+'''One run at a time: advisory locks naming their holder, on an output
+directory and on scratch roots (held shared, a partition's exclusive).'''
 
 import datetime
 import fcntl
@@ -16,10 +14,6 @@ from iogap.errors import ScratchError
 #: Lock file: one run at a time per output directory; shared on a root
 RUN_LOCK = '.iogap-run.lock'
 _held = {}
-
-
-def partition_lock(partition):
-    return f'.iogap-run-{partition}.lock'
 
 
 def is_lock(name):
@@ -57,7 +51,7 @@ def lock_run(path, what, partition=None):
         _take(path, RUN_LOCK, fcntl.LOCK_EX, f'{what} {path}')
         return
     _take(path, RUN_LOCK, fcntl.LOCK_SH, f'{what} {path}')
-    _take(path, partition_lock(partition), fcntl.LOCK_EX,
+    _take(path, f'.iogap-run-{partition}.lock', fcntl.LOCK_EX,
           f'{what} {path} (partition {partition})')
 
 

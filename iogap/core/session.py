@@ -7,6 +7,7 @@ import logging
 import os
 import sys
 import time
+from contextlib import suppress
 
 from reframe.core import logging as rlog
 from reframe.core import meta
@@ -32,10 +33,6 @@ def runs(argv):
     return any(a in _RUNS for a in argv[1:])
 
 
-def dry(argv):
-    return '--dry-run' in argv
-
-
 def start(argv, system, output, results_db=None):
     '''Check the profile's scratch roots and, for a run, lock and clean.'''
     roots = sorted({p['extras']['scratch_root'] for p in system['partitions']})
@@ -47,11 +44,11 @@ def start(argv, system, output, results_db=None):
     db = results_db or os.path.join(output, 'results.db')
     # Before any directory is made: unwritable places fail now, not at dawn
     runpaths.check(argv, os.environ, system, output, db)
-    if not dry(argv):
+    if '--dry-run' not in argv:
         runguard.check_output(output)
     scratch.make_output(output)
     scratch.lock_run(output, 'output directory')
-    if dry(argv):
+    if '--dry-run' in argv:
         return
     # After the lock: the database is another run's while it holds it
     runguard.guard(output, db)
@@ -84,8 +81,8 @@ ZERO_MEANS = ('warmup', 'file_bytes')
 
 
 def _checked(test, name, text):
-    '''Refuse ``-S`` ``text`` for the project's variable ``name`` of
-    ``test`` unless a size (``*_size``) or a whole number as declared.'''
+    '''Refuse ``-S`` ``text`` of the project's variable ``name`` unless a
+    size (``*_size``) or a whole number as declared.'''
     var = getattr(test, '_rfm_var_space', {}).get(name)
     if var is None or not isinstance(text, str) or not any(
             k.__name__ == var._owner and k.__module__.startswith('iogap.')
@@ -93,23 +90,19 @@ def _checked(test, name, text):
         return
     if name.endswith('_size'):
         for units in (None, 'dd'):
-            try:
+            with suppress(IogapError):
                 if size_bytes(text, units=units) > 0:
                     return
-            except IogapError:
-                pass
         raise IogapError(f'{text!r} is not a size above 0 (e.g. 4k, 1m)')
     if int in var.field.valid_types:
-        # 0 of a variable whose unset value is the profile's would be
-        # taken for unset, unless 0 has a meaning of its own
+        # Unset takes the profile's value: 0 would silently do the same
         inputs.count(text, 0 if isinstance(var._default_value, int) or
                      name in ZERO_MEANS else 1)
 
 
 def check_settings():
-    '''Every ``-S`` value, checked as ReFrame sets it, before any test:
-    one line and the run stops (ReFrame gave two tracebacks, or ran ``0``
-    as the profile's value).'''
+    '''Each ``-S`` value checked as ReFrame sets it: one line, and the run
+    stops (it gave two tracebacks, or ran ``0`` as the profile's value).'''
     setvar = meta.RegressionTestMeta.setvar
 
     def checked(test, name, value):
@@ -148,22 +141,22 @@ _start = _Start()
 
 
 def keep_start_log():
-    '''ReFrame's log of its start, a temporary ``rfm-*.log``, held in
-    memory instead: a run's log begins with it, a listing drops it.'''
+    '''ReFrame's log of its start, a temporary ``rfm-*.log``, kept in
+    memory: a run's log begins with it, a listing drops it.'''
     for old in list(getattr(rlog._logger, 'handlers', [])):
         path = getattr(old, 'baseFilename', '')
-        if not os.path.basename(path).startswith('rfm-'):
-            continue
-        old.flush()
-        with open(path) as fp:
-            _start.write(fp.read())
-        os.unlink(path)
-        old.close()
-        new = logging.StreamHandler(_start)
-        new.setFormatter(old.formatter)
-        new.level, new._rfm_type = old.level, 'file'
-        rlog._logger.removeHandler(old)
-        rlog._logger.addHandler(new)
+        if os.path.basename(path).startswith('rfm-'):
+            old.flush()
+            with open(path) as fp:
+                _start.write(fp.read())
+            os.unlink(path)
+            old.close()
+            # the same handler, on a stream: ReFrame names no file for it
+            new = logging.StreamHandler(_start)
+            new.formatter, new.level, new._rfm_type = old.formatter, \
+                old.level, 'file'
+            rlog._logger.removeHandler(old)
+            rlog._logger.addHandler(new)
 
 
 def file_handlers(argv, output):

@@ -5,7 +5,7 @@ in place; a session that did not reach it is an error (ReFrame only warns).'''
 import os
 import shutil
 import sqlite3
-from contextlib import closing
+from contextlib import closing, suppress
 
 from iogap.errors import IogapError
 from iogap.history import storedinfo
@@ -25,22 +25,17 @@ class ResultsDBError(IogapError):
 
 
 def holders(path):
-    '''``pid N (command)`` of each other process that has ``path`` (or its
-    journal) open: a run that may be writing it.'''
-    names = {os.path.realpath(path) + end for end in ('', '-journal',
-                                                      '-wal')}
+    '''``pid N (command)`` of the other processes with ``path`` open.'''
+    names = {os.path.realpath(path) + end for end in ('', '-journal')}
     found = []
-    for pid in filter(str.isdigit, os.listdir('/proc')):
-        try:
-            fds = os.listdir(f'/proc/{pid}/fd')
-            if int(pid) != os.getpid() and any(
-                    os.readlink(f'/proc/{pid}/fd/{fd}') in names
-                    for fd in fds):
+    for pid in set(filter(str.isdigit, os.listdir('/proc'))) - {
+            str(os.getpid())}:
+        with suppress(OSError):     # gone, or another user's
+            if names & {os.readlink(f'/proc/{pid}/fd/{fd}')
+                        for fd in os.listdir(f'/proc/{pid}/fd')}:
                 with open(f'/proc/{pid}/comm') as fp:
                     found.append(f'pid {pid} ({fp.read().strip()})')
-        except OSError:
-            continue    # gone, or another user's
-    return found
+    return sorted(found)
 
 
 def restore_hint(path):
@@ -143,8 +138,7 @@ def keep_copy(path):
 
 
 def _backup(path, copy):
-    '''Copy ``path`` to ``copy`` through SQLite's backup, whole or not at
-    all (a split night's jobs keep copies at once).'''
+    '''``path`` to ``copy`` by SQLite's backup, whole or not at all.'''
     part = f'{copy}.part{os.getpid()}'
     try:
         with closing(sqlite3.connect(f'file:{os.path.abspath(path)}?mode=ro',
@@ -170,8 +164,8 @@ def unreadable(conn):
 
 
 def mend(path):
-    '''Make every stored session readable by ReFrame again, keeping the
-    file as it was; the line saying so, or ``None``.'''
+    '''Make every stored session readable by ReFrame again; the line
+    saying so, or ``None``.'''
     if not os.path.isfile(path):
         return None
     check(path)

@@ -1,8 +1,6 @@
-'''ReFrame's status lines with the time left, and its last line with how
-many judgements reached a verdict: a stream handler (``iogap_progress``)
-that ``-v``/``-q`` adjust like ReFrame's own. The time left is the planned
-seconds of the cases not finished (from other nights, or a guess), scaled
-by tonight's pace.'''
+'''ReFrame's status lines with the time left (the planned seconds of the
+unfinished cases, at tonight's pace), its last line with how many judgements
+reached a verdict: a stream handler that ``-v``/``-q`` adjust.'''
 
 import logging
 import re

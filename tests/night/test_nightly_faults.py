@@ -182,17 +182,14 @@ def test_a_session_missing_from_a_sound_history_advises_no_restore(
     out = tmp_path / 'reframe.out'
     out.write_text('\x1b[33mWARNING: failed to store results in the '
                    'database: database is locked\x1b[0m\n')
-    report = tmp_path / 'run-report-1.json'
-    report.write_text(json.dumps({'session_info': {'uuid': 'tonight'},
-                                  'runs': []}))
     night = SimpleNamespace(results_db=db, stdout=str(out))
-    [line] = driver._stored(night, str(report))
+    [line] = driver._stored(night, 'tonight')
     assert line.startswith('RED: tonight was not stored in the history: '
                            'session tonight is not in the results database')
     assert line.endswith('(reframe: failed to store results in the '
                          'database: database is locked)'), line
     os.truncate(db, 1000)
-    [line] = driver._stored(night, str(report))
+    [line] = driver._stored(night, 'tonight')
     assert f'cp -p {db}.last-good {db}' in line
 
 
@@ -659,10 +656,12 @@ def processes_of(out):
     return found
 
 
-def measuring(proc, scratch, deadline=300):
-    '''Wait until the night's dd job has made its directory.'''
+def measuring(proc, scratch, deadline=300, found=lambda: False):
+    '''Wait until the night's dd job has made its directory (or ``found``
+    says an earlier moment has come).'''
     end = time.monotonic() + deadline
-    while not any(e.startswith('iogap.') for e in os.listdir(scratch)):
+    while not found() and not any(e.startswith('iogap.')
+                                  for e in os.listdir(scratch)):
         assert time.monotonic() < end and proc.poll() is None
         time.sleep(0.002)
 
@@ -767,10 +766,11 @@ def busy(cores=2):
             for _ in range(cores)]
 
 
-#: When the CI runner cancels the night: seconds after it started, or
-#: after its dd job made its scratch directory
-MOMENTS = [('start', 1), ('start', 4), ('job', 0), ('job', 0.002),
-           ('job', 0.01), ('job', 0.03), ('job', 0.1), ('job', 0.3),
+#: When the CI runner cancels the night: seconds after it started, after
+#: reframe wrote the dd job's script (reframe cancels the job a moment
+#: later, as the job makes its directory), or after the job made it
+MOMENTS = [('start', 4), ('script', 0), ('script', 0.02), ('script', 0.05),
+           ('script', 0.1), ('script', 0.2), ('job', 0), ('job', 0.3),
            ('job', 1), ('job', 3)]
 
 
@@ -788,8 +788,11 @@ def test_the_ci_runner_cancelling_the_night_loses_nothing(tmp_path, since,
     hogs = busy()
     try:
         night = night_of(env, start_new_session=True)
-        if since == 'job':
-            measuring(night, tmp_path / 'scratch')
+        if since != 'start':
+            measuring(night, tmp_path / 'scratch', found=lambda: since ==
+                      'script' and glob.glob(str(tmp_path / 'out' / 'stage'
+                                                 / '*' / '*' / '*' / 'DD*' /
+                                                 'rfm_job.sh')))
         time.sleep(after)
         os.killpg(night.pid, signal.SIGTERM)
         out = night.communicate(timeout=120)[0]
