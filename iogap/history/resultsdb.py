@@ -189,7 +189,7 @@ def mend(path):
         conn.commit()
     said = (f'results database {path}: {len(damaged)} of {total} stored '
             f'session(s) unreadable by ReFrame (a \'}}\' in their session '
-            f'info, docs/faults.md)')
+            f'info: iogap/history/storedinfo.py)')
     if failed:
         raise ResultsDBError(f'{said}; {len(failed)} cannot be mended '
                              f'({", ".join(failed[:3])}): the run stops '

@@ -87,7 +87,8 @@ def test_the_wait_for_the_lock_is_added_to_the_jobs_time_limit(tmp_path):
     (213.7 s > 203.0 s)".'''
     run = run_reframe(tmp_path, '-n', 'DDSingleStream.*%cpu_bind=default'
                       '.*%darshan=off.*%mode=buffered', '-S',
-                      'DDSingleStream.time_limit=20s', '--dry-run')
+                      'DDSingleStream.time_limit=20s', '--dry-run',
+                      env={'RFM_COLORIZE': 'y'})     # ReFrame's default
     [tc] = [tc for tc in run.testcases() if tc['name'].startswith('DD')]
     assert tc['time_limit'] == 40, run.stdout
     [script] = glob.glob(os.path.join(run.out, 'stage', '**', 'rfm_job.sh'),

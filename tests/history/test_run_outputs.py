@@ -1,7 +1,7 @@
 '''Output that cannot hold a run's results is refused before anything is
 measured (every place a run writes: a file, a broken link, read-only), and
 a run whose perflog or run report could not be written is red. The rows
-are in docs/faults.md, "The output file system".'''
+are in docs/faults.md.'''
 
 import os
 import shutil

@@ -810,6 +810,22 @@ def test_the_ci_runner_cancelling_the_night_loses_nothing(tmp_path, since,
     assert not glob.glob(db + '*.part*')
 
 
+@pytest.mark.parametrize('share', ['150%', 'nan%', '-1'])
+def test_a_bad_minimum_stops_the_night_before_anything_runs(tmp_path,
+                                                            share):
+    '''It was refused only by the verdict, after the whole suite ran.'''
+    from test_bad_input import one_line, run
+    proc = run('iogap', 'night', IOGAP_MIN_JUDGED=share,
+               IOGAP_OUTPUT=str(tmp_path / 'out'),
+               IOGAP_SCRATCH=str(tmp_path / 'scratch'),
+               IOGAP_SELECT='-n NoSuchCheck',
+               IOGAP_RESULTS_DB=str(tmp_path / 'history' / 'results.db'))
+    assert one_line(proc, f"iogap night: IOGAP_MIN_JUDGED='{share}' is "
+                    f"neither a count of figures nor a share such as 80%")
+    assert proc.returncode == EXIT['input']
+    assert not {'out', 'history'} & set(os.listdir(tmp_path))
+
+
 def test_a_missing_home_changes_no_entry_point(tmp_path):
     '''Cron may run with no HOME: the report still answers in one line.'''
     env = {k: v for k, v in os.environ.items() if k != 'HOME'}
