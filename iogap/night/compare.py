@@ -1,5 +1,5 @@
 '''Tonight against the mean of the last N days, by ReFrame's own
-``--performance-compare`` over the history (``history.csv``, ``history.txt``).'''
+``--performance-compare`` (``history.csv``, ``history.txt``).'''
 
 import csv
 import subprocess

@@ -283,8 +283,9 @@ def test_a_lying_dd_fails_with_both_numbers(tmp_path, count, mode, lie):
     often each step alone shows it: bench/plausibility.py).'''
     text = dd_stream(tmp_path, count, mode, **lie)
     with pytest.raises(SanityError, match=r'^dd \S+ \(repetition 1\): the '
-                       r'tool reports [0-9.e+]+ MB/s .* but the harness saw at '
-                       r'most [0-9.]+ MB/s \(traced: .* not plausible') as err:
+                       r'tool reports [0-9.e+]+ MB/s .* but the harness saw '
+                       r'at most [0-9.]+ MB/s \(traced: .* not '
+                       r'plausible') as err:
         parse.check_steps(text, count * MiB, 5)
     if 'IOGAP_LIAR_RATE' in lie:
         assert 'reports 4e+09 MB/s' in str(err.value)
