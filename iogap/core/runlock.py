@@ -6,6 +6,7 @@ import fcntl
 import os
 import re
 import socket
+from contextlib import suppress
 
 from reframe.core.exceptions import ForceExitError
 
@@ -85,13 +86,9 @@ def held(path):
     if fp is None:
         return None
     ours = os.fstat(fp.fileno())
-    try:
-        there = os.stat(os.path.join(path, RUN_LOCK))
-    except OSError:
-        there = None
-    if not there or (there.st_dev, there.st_ino) != (ours.st_dev,
-                                                     ours.st_ino):
-        raise RootLost(f'scratch root {path} was removed during the run '
-                       f'(and the lock this run took on it): the run stops; '
-                       f'no case runs in a root it did not lock')
-    return f'{ours.st_dev}:{ours.st_ino}'
+    with suppress(OSError):
+        if os.path.samestat(ours, os.stat(os.path.join(path, RUN_LOCK))):
+            return f'{ours.st_dev}:{ours.st_ino}'
+    raise RootLost(f'scratch root {path} was removed during the run (and '
+                   f'the lock this run took on it): the run stops; no case '
+                   f'runs in a root it did not lock')

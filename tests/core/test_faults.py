@@ -229,9 +229,9 @@ def kill_everything_in(path):
                 pass
 
 
-LONG = ('-n', 'DDSingleStream.*%cpu_bind=default.*%darshan=off.*'
-              '%mode=dsync', '-S', 'DDSingleStream.count=512', '-S',
-        'DDSingleStream.repetitions=20')
+LONG = ('-n', 'DDSingleStream.*%cpu_bind=default.*%darshan=off.*%mode='
+        'dsync', '-S', 'DDSingleStream.count=512',
+        '-S', 'DDSingleStream.repetitions=20')
 
 
 def test_a_second_run_stops_naming_the_first(tmp_path):
