@@ -23,6 +23,10 @@ from iogap.plan import progress
 from iogap.site import profile
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
+# ReFrame's log of its start goes to the run's log, never to /tmp
+session.keep_start_log()
+# -S values checked before any test, in one line each
+session.check_settings()
 #: ReFrame's own --prefix (or RFM_PREFIX) first, IOGAP_OUTPUT where neither
 #: is given: stage, output, perflogs, reports, log and results database
 OUTPUT = session.output_dir(sys.argv, os.environ,

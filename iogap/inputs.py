@@ -190,8 +190,8 @@ def option(check):
 
 
 def env(environ, var, check, default=None):
-    '''``check`` of ``environ[var]`` (``default`` when unset or empty); a
-    bad value is an :class:`IogapError` naming ``var``.'''
+    '''``check`` of ``environ[var]`` (``default`` when unset), a bad one
+    an :class:`IogapError` naming ``var``.'''
     text = environ.get(var)
     if text is None or not text.strip():
         return default

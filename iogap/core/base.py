@@ -12,7 +12,7 @@ import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import fixture, run_after, run_before, variable
 
-from iogap.core import jobguard, jobscript, scratch, steps
+from iogap.core import jobguard, jobscript, runlock, scratch, steps
 from iogap.core.cases import case_params, describe, runs_on, runtime_parts
 from iogap.core.darshan import Darshan
 from iogap.core.ending import JobEnding, time_limit
@@ -39,34 +39,24 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
 
     #: The partition's tools: built with Spack or found, once
     tools = fixture(ToolStack, scope='environment')
-
     #: Where the measured tool came from (Spack view or PATH); logged
     tool_provider = variable(str, value='', loggable=True)
-
     #: Every tool the job ran, as its node resolved it (path, digest, version)
     tools_resolved = variable(str, value='', loggable=True)
-
     #: Directory of the project's job-side tools (``.``: the stage directory)
     own_tools = variable(str, value='.', loggable=False)
-
     #: How the figures were obtained (cache eviction, binding...); logged
     method = variable(str, value='', loggable=True)
-
     #: Bytes the test writes at most; checked against free space
     scratch_bytes = variable(int, value=0, loggable=False)
-
     #: Bytes the job moves in all: its time limit when the profile has none
     moved_bytes = variable(int, value=0, loggable=False)
-
     #: Figures this host cannot give: ``{name: reason}``
     inapplicable = variable(dict, value={}, loggable=False)
-
     #: How reads defeat the page cache (:class:`Eviction`)
     evict = variable(str, value='auto')
-
     #: Cores of each bound task (``-c`` counts their hardware threads)
     cores_per_task = variable(int, value=1)
-
     #: Launcher options that bind; ``None`` takes extras['cpu_bind_options']
     bind_options = variable(typ.List[str], type(None), value=None)
 
@@ -160,14 +150,19 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
         # Before any family decides on modes: an unusable root fails all
         root = self.extra('scratch_root')
         scratch.check_rules(root)
-        if self.is_local and (why := scratch.problem(root)):
-            raise ScratchError(why)
+        if self.is_local:
+            runlock.held(root)      # removed under the run: it stops
+            if why := scratch.problem(root):
+                raise ScratchError(why)
 
     @run_before('run', always_last=True)
     def _plan(self):
         self.plan_steps()
         if self.time_limit is None:
             self.time_limit = time_limit(self.moved_bytes)
+        # The I/O lock's wait, at most as long, is not the measurement's
+        self.lock_wait = int(self.time_limit) if self.is_local else None
+        self.time_limit += self.lock_wait or 0
         self._scratch_guard()
         self._lay_out_job()
 
@@ -182,10 +177,11 @@ class IogapTest(rfm.RunOnlyRegressionTest, JobEnding):
     def _lay_out_job(self):
         '''The one place the job script is assembled.'''
         tag = re.sub(r'[^A-Za-z0-9_-]', '_', self.unique_name)
+        root, local = self.extra('scratch_root'), self.is_local
         guard = jobguard.job_guard(
-            self.extra('scratch_root'), tag,
-            watch_pid=os.getpid() if self.is_local else None,
-            io_lock=self.is_local)
+            root, tag, watch_pid=os.getpid() if local else None,
+            io_lock=local, lock_id=local and runlock.held(root),
+            lock_wait=self.lock_wait)
         launcher = self.job.launcher.command(self.job)[:1]
         if launcher:
             self.job_sections['setup'].append(

@@ -4,54 +4,71 @@ lock of the root's device: runs on one disk never measure at once.'''
 
 import shlex
 
-from iogap.core.scratch import DIR_PREFIX, MARKER
+from iogap.core.scratch import DIR_PREFIX, MARKER, RUN_LOCK
 
 #: Where the host's I/O locks live (one per device), the first writable
 IO_LOCK_DIRS = ('/run/lock', '/var/lock', '/tmp')
 
 
-def job_guard(root, tag, watch_pid=None, io_lock=False):
-    '''The guard's lines; ``watch_pid``: end the job when reframe dies;
-    ``io_lock``: wait for other I/O jobs on the root's device.'''
+def job_guard(root, tag, watch_pid=None, io_lock=False, lock_id=None,
+              lock_wait=None):
+    '''The guard's lines: ``watch_pid`` reframe's, ``io_lock`` waited for
+    ``lock_wait`` s, ``lock_id`` the ``dev:inode`` of the root's run lock.'''
     lines = [
-        *_root_lines(root),
-        f'IOGAP_DIR=$(mktemp -d "$iogap_root/{DIR_PREFIX}{tag}.XXXXXX") || '
-        'iogap_fail "cannot create a directory in $iogap_root"',
-        'iogap_watchdog=',
+        *_root_lines(root, lock_id),
+        'IOGAP_DIR= iogap_watchdog= iogap_signal=',
+        # Until the directory is made and named, a signal is only noted:
+        # one acted on between the two left the directory behind
+        "trap 'iogap_signal=143' TERM; trap 'iogap_signal=130' INT; "
+        "trap 'iogap_signal=129' HUP",
+        # errexit holds inside traps too: nothing here may fail. The lock
+        # closes first: on NFS an open file keeps the directory
+        'trap \'trap "" TERM INT HUP; exec 8<&-; [ -z "$IOGAP_DIR" ] || '
+        'rm -rf "$IOGAP_DIR"; [ -z "$iogap_watchdog" ] || kill '
+        '$iogap_watchdog 2>/dev/null || :; [ -z "${iogap_held:-}" ] || '
+        'echo "iogap-io-released: at=$(date +%s.%N)"\' EXIT',
+        # mktemp, deaf to the signals, names what it made
+        f'IOGAP_DIR=$(trap "" TERM INT HUP; mktemp -d "$iogap_root/'
+        f'{DIR_PREFIX}{tag}.XXXXXX") || iogap_fail "cannot create a '
+        f'directory in $iogap_root"',
+        "trap 'exit 143' TERM; trap 'exit 130' INT; trap 'exit 129' HUP",
+        '[ -z "$iogap_signal" ] || exit "$iogap_signal"',
     ]
     if watch_pid:
-        # Set before any trap, so it never runs ours: ends the job's group
+        # Ends the job's group once reframe is gone
         lines += [f'(while kill -0 {watch_pid} 2>/dev/null; do sleep 1; '
                   'done; kill -TERM -- -$$ 2>/dev/null) >/dev/null 2>&1 &',
                   'iogap_watchdog=$!']
     lines += [
-        # errexit holds inside traps too: nothing here may fail. The lock
-        # closes first: on NFS an open file keeps the directory
-        'trap \'exec 8<&-; rm -rf "$IOGAP_DIR"; [ -z "$iogap_watchdog" ] || '
-        'kill $iogap_watchdog 2>/dev/null || :; [ -z "${iogap_held:-}" ] || '
-        'echo "iogap-io-released: at=$(date +%s.%N)"\' EXIT',
-        "trap 'exit 143' TERM; trap 'exit 130' INT; trap 'exit 129' HUP",
         'echo "host=$(uname -n) pid=$$ start=$(date +%s)" > '
         '"$IOGAP_DIR/.owner"',
         # Held while the job lives: no run removes its directory
         'exec 8<"$IOGAP_DIR/.owner"; flock -s -n 8 2>/dev/null || :',
         'echo "iogap-scratch: $IOGAP_DIR"',
     ]
-    return lines + (io_lock_lines() if io_lock else [])
+    return lines + (io_lock_lines(lock_wait) if io_lock else [])
 
 
-def _root_lines(root):
+def _root_lines(root, lock_id=None):
     '''Lines that stop the job unless ``root`` is (or is made) the suite's.'''
-    return [
+    lines = [
         'set -o errexit -o pipefail',
         f'iogap_root={shlex.quote(root)}',
         'iogap_fail() { echo "iogap: $*" >&2; exit 3; }',
-        # A root missing on this node is made, as on reframe's host
-        'if [ ! -e "$iogap_root" ] && [ -d "$(dirname "$iogap_root")" ] && '
-        'mkdir -m 700 "$iogap_root" 2>/dev/null; then',
-        f'  : > "$iogap_root/{MARKER}"; echo "iogap: created scratch root '
-        f'$iogap_root, marked {MARKER} as the suite\'s" >&2',
-        'fi',
+    ]
+    if lock_id:
+        lines.append(f'[ "$(stat -c %d:%i "$iogap_root/{RUN_LOCK}" '
+                     f'2>/dev/null)" = {lock_id} ] || iogap_fail "scratch '
+                     f'root $iogap_root is not the one this run locked: '
+                     f'removed during the run"')
+    else:   # a root missing on this node is made, as on reframe's host
+        lines += [
+            'if [ ! -e "$iogap_root" ] && [ -d "$(dirname "$iogap_root")" ] '
+            '&& mkdir -m 700 "$iogap_root" 2>/dev/null; then',
+            f'  : > "$iogap_root/{MARKER}"; echo "iogap: created scratch '
+            f'root $iogap_root, marked {MARKER} as the suite\'s" >&2',
+            'fi']
+    return lines + [
         '[ -e "$iogap_root" ] || iogap_fail "scratch root $iogap_root does '
         'not exist"',
         '[ -d "$iogap_root" ] || iogap_fail "scratch root $iogap_root is not '
@@ -68,8 +85,8 @@ def _root_lines(root):
     ]
 
 
-def io_lock_lines():
-    '''Lines that take the host's I/O lock of the root's device, or wait.'''
+def io_lock_lines(wait=None):
+    '''Lines taking the I/O lock of the root's device (``wait`` s at most).'''
     return [
         'iogap_dev=$((16#$(stat -c %D "$iogap_root")))',
         'iogap_dev="$(( (iogap_dev >> 8) & 0xfff | (iogap_dev >> 32) & '
@@ -92,7 +109,10 @@ def io_lock_lines():
         '  done',
         '  echo "iogap: waiting for the I/O lock of device $iogap_dev '
         '($iogap_root), held by ${iogap_holder:-another job}" >&2',
-        '  flock 9 || iogap_fail "cannot take the I/O lock $iogap_lock"',
+        f'  flock {f"-w {wait} " if wait else ""}9 || iogap_fail "could not '
+        f'take the I/O lock of device $iogap_dev ($iogap_lock) in '
+        f'{wait or "?"} s: held by $(cat "$iogap_lock.holder" 2>/dev/null '
+        f'|| echo another job)"',
         'fi',
         'iogap_held=1',
         # written whole, then renamed, so a waiter never reads half of it

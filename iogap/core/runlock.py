@@ -1,23 +1,20 @@
-'''One run at a time: advisory locks, naming their holder, on a run's
-output directory (``.iogap-run.lock``) and scratch roots, which a run holds
-shared and its partitions' locks exclusive: runs of other partitions share a
-root, while whatever needs it whole still sees them.'''
+'''One run at a time: advisory locks naming their holder, on an output
+directory and on scratch roots (held shared, a partition's exclusive).'''
 
 import datetime
 import fcntl
 import os
 import re
 import socket
+from contextlib import suppress
+
+from reframe.core.exceptions import ForceExitError
 
 from iogap.errors import ScratchError
 
 #: Lock file: one run at a time per output directory; shared on a root
 RUN_LOCK = '.iogap-run.lock'
 _held = {}
-
-
-def partition_lock(partition):
-    return f'.iogap-run-{partition}.lock'
 
 
 def is_lock(name):
@@ -55,8 +52,14 @@ def lock_run(path, what, partition=None):
         _take(path, RUN_LOCK, fcntl.LOCK_EX, f'{what} {path}')
         return
     _take(path, RUN_LOCK, fcntl.LOCK_SH, f'{what} {path}')
-    _take(path, partition_lock(partition), fcntl.LOCK_EX,
+    _take(path, f'.iogap-run-{partition}.lock', fcntl.LOCK_EX,
           f'{what} {path} (partition {partition})')
+
+
+def lock_night(output):
+    '''Hold ``output`` for one night, whose reframe takes its run lock.'''
+    _take(output, '.iogap-night.lock', fcntl.LOCK_EX,
+          f'output directory {output}')
 
 
 def idle(path):
@@ -70,3 +73,22 @@ def idle(path):
     except OSError:
         return False
     return True
+
+
+class RootLost(ForceExitError):
+    '''A locked root removed during the run: ReFrame aborts every case.'''
+
+
+def held(path):
+    '''``dev:inode`` of the lock this process holds on ``path``, or
+    ``None``; :class:`RootLost` when the lock there is no longer it.'''
+    fp = _held.get(os.path.join(path, RUN_LOCK))
+    if fp is None:
+        return None
+    ours = os.fstat(fp.fileno())
+    with suppress(OSError):
+        if os.path.samestat(ours, os.stat(os.path.join(path, RUN_LOCK))):
+            return f'{ours.st_dev}:{ours.st_ino}'
+    raise RootLost(f'scratch root {path} was removed during the run (and '
+                   f'the lock this run took on it): the run stops; no case '
+                   f'runs in a root it did not lock')

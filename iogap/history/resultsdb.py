@@ -5,7 +5,7 @@ in place; a session that did not reach it is an error (ReFrame only warns).'''
 import os
 import shutil
 import sqlite3
-from contextlib import closing
+from contextlib import closing, suppress
 
 from iogap.errors import IogapError
 from iogap.history import storedinfo
@@ -24,17 +24,36 @@ class ResultsDBError(IogapError):
     '''The results database cannot be trusted or written.'''
 
 
+def holders(path):
+    '''``pid N (command)`` of the other processes with ``path`` open.'''
+    names = {os.path.realpath(path) + end for end in ('', '-journal')}
+    found = []
+    for pid in set(filter(str.isdigit, os.listdir('/proc'))) - {
+            str(os.getpid())}:
+        with suppress(OSError):     # gone, or another user's
+            if names & {os.readlink(f'/proc/{pid}/fd/{fd}')
+                        for fd in os.listdir(f'/proc/{pid}/fd')}:
+                with open(f'/proc/{pid}/comm') as fp:
+                    found.append(f'pid {pid} ({fp.read().strip()})')
+    return sorted(found)
+
+
 def restore_hint(path):
-    '''How to get the history back.'''
+    '''What to do with a damaged history: never replace one a run holds.'''
+    held = holders(path)
+    if held:
+        return (f'{", ".join(held)} has it open: wait for it to end and '
+                f'run again; replace nothing while it is open')
     good = path + LAST_GOOD
     if os.path.isfile(good):
         return f'restore the last good copy: cp -p {good} {path}'
     return 'restore it from a backup, or move it away to start a new history'
 
 
-def _refuse(path, why):
+def _refuse(path, why, hint=None):
     raise ResultsDBError(f'results database {path} {why}: the run stops '
-                         f'before writing to it; {restore_hint(path)}')
+                         f'before writing to it; '
+                         f'{hint or restore_hint(path)}')
 
 
 def _header_size(head):
@@ -77,8 +96,11 @@ def check(path):
             conn.rollback()
     except sqlite3.OperationalError as err:
         if 'locked' in str(err) or 'busy' in str(err):
-            _refuse(path, f'is locked by another process (waited '
-                          f'{BUSY_SECONDS} s)')
+            # Sound, in use: replacing it would lose what the holder stores
+            _refuse(path, f'is busy: locked by '
+                          f'{", ".join(holders(path)) or "another process"} '
+                          f'(waited {BUSY_SECONDS} s)', 'it is sound: run '
+                          'again once that run has stored its session')
         _refuse(path, f'cannot be read by SQLite ({err})')
     except sqlite3.DatabaseError as err:
         _refuse(path, f'is corrupt ({" ".join(str(err).split())})')
@@ -116,8 +138,7 @@ def keep_copy(path):
 
 
 def _backup(path, copy):
-    '''Copy ``path`` to ``copy`` through SQLite's backup, whole or not at
-    all (a split night's jobs keep copies at once).'''
+    '''``path`` to ``copy`` by SQLite's backup, whole or not at all.'''
     part = f'{copy}.part{os.getpid()}'
     try:
         with closing(sqlite3.connect(f'file:{os.path.abspath(path)}?mode=ro',
@@ -125,9 +146,11 @@ def _backup(path, copy):
                 closing(sqlite3.connect(part)) as dst:
             src.backup(dst)
         os.replace(part, copy)
-    except (OSError, sqlite3.Error) as err:
+    except BaseException as err:    # a signal too: no part is left
         if os.path.exists(part):
             os.remove(part)
+        if not isinstance(err, (OSError, sqlite3.Error)):
+            raise
         raise ResultsDBError(f'cannot keep a copy of the results database '
                              f'{path} in {copy}: {err}') from None
     shutil.copymode(path, copy)
@@ -141,8 +164,8 @@ def unreadable(conn):
 
 
 def mend(path):
-    '''Make every stored session readable by ReFrame again, keeping the
-    file as it was; the line saying so, or ``None``.'''
+    '''Make every stored session readable by ReFrame again; the line
+    saying so, or ``None``.'''
     if not os.path.isfile(path):
         return None
     check(path)
@@ -166,7 +189,7 @@ def mend(path):
         conn.commit()
     said = (f'results database {path}: {len(damaged)} of {total} stored '
             f'session(s) unreadable by ReFrame (a \'}}\' in their session '
-            f'info, docs/faults.md)')
+            f'info: iogap/history/storedinfo.py)')
     if failed:
         raise ResultsDBError(f'{said}; {len(failed)} cannot be mended '
                              f'({", ".join(failed[:3])}): the run stops '

@@ -21,6 +21,13 @@ MIN_FREE = 16 * 2**20
 LOST_RECORDS = ('could not log performance data', 'failed to generate report')
 
 _problems = []
+#: ReFrame's colour codes, on by default whether or not a terminal reads
+COLOUR = re.compile(r'\x1b\[[0-9;]*m')
+
+
+def plain(line):
+    '''A line of ReFrame's without its colours and its level's prefix.'''
+    return re.sub(r'^(WARNING|ERROR): ', '', COLOUR.sub('', line).strip())
 
 
 def check_output(output):
@@ -62,9 +69,7 @@ def _note_lost_records():
     handle = rlog.Logger.handle
 
     def noting(logger, record):
-        # ReFrame's message: 'WARNING: could not log ...', maybe coloured
-        message = re.sub(r'\x1b\[[0-9;]*m|^WARNING: ', '',
-                         record.getMessage().split('\n')[0])
+        message = plain(record.getMessage().split('\n')[0])
         if message.startswith(LOST_RECORDS):
             _problems.append(message)
         return handle(logger, record)

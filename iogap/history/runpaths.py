@@ -49,8 +49,7 @@ def run_paths(argv, environ, system, output, db):
 
 
 def problem(what, path):
-    '''Why the directory ``path`` cannot take a run's files, or ``None``
-    (a missing one can be made where its nearest ancestor can).'''
+    '''Why the directory ``path`` cannot take a run's files, or ``None``.'''
     if os.path.islink(path) and not os.path.exists(path):
         target = os.path.join(os.path.dirname(path), os.readlink(path))
         return (f'{what} {path} is a broken link to {target}: create '

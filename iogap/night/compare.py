@@ -1,8 +1,5 @@
-'''Tonight against the nights before, by ReFrame's own
-``--performance-compare`` over the history database: every figure of
-tonight's session beside the mean of the other sessions of the last N days,
-with ReFrame's % change. Kept as ``history.csv`` (ReFrame's columns) and
-``history.txt`` (the table the job log shows).'''
+'''Tonight against the mean of the last N days, by ReFrame's own
+``--performance-compare`` (``history.csv``, ``history.txt``).'''
 
 import csv
 import subprocess
@@ -17,16 +14,15 @@ _COLUMNS = ('change', 'tonight', 'before', 'nights', 'figure')
 
 
 def spec(uuid, nights):
-    '''Session ``uuid`` against the mean of every other session of the
-    last ``nights`` days, with tonight's pass/fail and the number of past
-    samples.'''
+    '''Session ``uuid`` against the mean of the others of the last
+    ``nights`` days, with its pass/fail and the past samples.'''
     return (f"{uuid}/now-{nights}d:now?uuid!='{uuid}'"
             f"/mean:/+result_L+psamples_R")
 
 
 def compare(night, uuid):
-    '''Run the comparison, keep and print it; the rows (dicts keyed by
-    ReFrame's column names), or ``None`` if reframe could not compare.'''
+    '''The comparison's rows (ReFrame's columns), kept and printed, or
+    ``None`` if reframe could not compare.'''
     cmd = night.reframe('--performance-compare', spec(uuid, night.nights),
                         '--table-format=csv', f'--table-format-delim={_DELIM}',
                         '--term-lhs=tonight', '--term-rhs=before')

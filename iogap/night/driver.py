@@ -1,19 +1,15 @@
-'''One night of the suite, driven: run tonight's share (its plan, its
-session extras) into the history database, compare it with the nights
-before, judge it (tonight's bands, then the series of nights) and write
-the night's summary (``output/ci/summary.txt``) and what the later jobs
-read (``output/ci/night.env``). ``iogap night`` runs it; exit 1 on a red
-night, 2 on one that judged too little (NOT JUDGED, UNDER-JUDGED).'''
+'''``iogap night``: run tonight's share into the history, compare and
+judge it (tonight's bands, then the series of nights), write the summary
+and ``night.env``; exit 1 when red, 3 when it judged too little.'''
 
-import json
 import os
 
 from iogap.errors import IogapError
 from iogap.history import load, resultsdb
-from iogap.history.runguard import replace_file
+from iogap.history.runguard import plain, replace_file
 from iogap.judge import references, verdict
 from iogap.night import compare, junit, planned
-from iogap.night.tonight import Night, shown
+from iogap.night.tonight import Aborted, Night, shown
 
 
 def print_summary(night, title, lines):
@@ -24,12 +20,10 @@ def print_summary(night, title, lines):
         replace_file(night.path('summary.txt'), text)
 
 
-def _history(night, report):
-    '''The comparison with the nights before; the summary's line on it.
-    Diagnostics only: a failure here must not hide the verdict.'''
+def _history(night, uuid):
+    '''The summary's line on tonight against the nights before, a
+    diagnostic only: its failure hides no verdict.'''
     try:
-        with open(report) as fp:
-            uuid = json.load(fp)['session_info']['uuid']
         rows = compare.compare(night, uuid)
     except Exception as err:      # reported; the night is judged anyway
         print(f'nightly: no history comparison: {err!r}')
@@ -42,69 +36,70 @@ def _history(night, report):
 
 
 def _guard_history(night):
-    '''Check the history database and keep a copy of it as the last good
-    history; the summary's lines on it. A database that cannot be trusted
-    is never run into; one ReFrame can no longer read is mended first.'''
+    '''Mend the history, keep its last good copy; the summary's lines.'''
     mended = resultsdb.mend(night.results_db)
     copy = resultsdb.keep_copy(night.results_db)
     return ([f'history: {mended}'] if mended else []) + (
-        [f'history {night.results_db}: sound; last good copy {copy} '
-         f'(restore: cp -p {copy} {night.results_db})'] if copy else [])
+        [f'history {night.results_db}: sound; last good copy {copy}']
+        if copy else [])
 
 
-def _stored(night, report):
+def _stored(night, uuid):
     '''The red line when tonight's session is not in the history.'''
-    try:
-        uuid = load.read_report(report)['session_info']['uuid']
-    except (load.InputError, KeyError, TypeError) as err:
-        return [f'RED: tonight\'s session cannot be found: {err}']
     why = resultsdb.stored(night.results_db, uuid)
-    if why is None:
-        try:
+    try:
+        if why is None:
             resultsdb.keep_copy(night.results_db)
-        except IogapError as err:
+            return []
+        resultsdb.check(night.results_db)   # sound: never to be replaced
+        damaged = ''
+    except IogapError as err:
+        if why is None:
             return [f'RED: {err}']
-        return []
-    warned = [line.strip() for line in open(night.stdout, errors='replace')
+        damaged = f'; {err}'
+    warned = [plain(line) for line in open(night.stdout, errors='replace')
               if 'failed to store results' in line][:1]
     return [f'RED: tonight was not stored in the history: {why}'
-            f'{" (reframe: " + warned[0] + ")" if warned else ""}; '
-            f'{resultsdb.restore_hint(night.results_db)}']
-
-
-def _session_of(report):
-    try:
-        return load.read_report(report)['session_info']['uuid']
-    except (load.InputError, KeyError, TypeError):
-        return None       # _stored says so
+            f'{" (reframe: " + warned[0] + ")" if warned else ""}{damaged}']
 
 
 def suite():
     night = Night(os.environ)
     system = night.locate()
+    night.take()
     print(f'nightly: system {system}, history database {night.results_db}',
           flush=True)
     title = f'{system}, pipeline {night.extras["pipeline"]}, ' \
             f'commit {night.extras["commit"][:12]}'
     try:
+        return _suite(night, system, title)
+    except Aborted as stop:
+        print_summary(night, title, [night.aborted(stop)])
+        return verdict.RED
+
+
+def _suite(night, system, title):
+    try:
         kept = _guard_history(night)
     except IogapError as err:
         print_summary(None, title, [f'RED: {err}'])
-        return 1
-
-    os.makedirs(night.dir, exist_ok=True)
+        return verdict.RED
     returncode, report = night.run(*planned.tonight(night, os.environ))
     night.hand_over(report)
-    lines = kept + (_history(night, report) if report else [])
     found, status = verdict.judge(report and shown(report), night.stdout,
                                   references.path_for(system), returncode,
                                   share=bool(night.job))
-    unstored = _stored(night, report) if report else []
+    try:
+        uuid = report and load.read_report(report)['session_info']['uuid']
+    except (load.InputError, KeyError, TypeError) as err:
+        found, status, uuid = found + [f'RED: tonight\'s session cannot be '
+                                       f'found: {err}'], verdict.RED, None
+    unstored = _stored(night, uuid) if uuid else []
     if unstored:    # the verdict's last line is not the night's
         found, status = found[:-1] if status != verdict.RED else found, \
             verdict.RED
-    uuid = _session_of(report) if report else None
     if uuid:        # the series of nights, beside tonight's bands
+        kept += _history(night, uuid)
         found, status, steps, effects = verdict.across_nights(
             found, status, night.results_db, uuid, system)
         if steps:
@@ -112,7 +107,7 @@ def suite():
         if effects:
             junit.add_effects(night.junit, effects)
         junit.add_coverage(night.junit, found)
-    print_summary(night, title, lines + found + unstored)
+    print_summary(night, title, kept + found + unstored)
     return status
 
 

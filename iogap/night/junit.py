@@ -7,10 +7,8 @@ from iogap.judge import coverage
 
 
 def add_suite(path, suite_name, cases, out=None):
-    '''Add ``cases`` (``(name, status, message)``, status ``fail``,
-    ``skip`` or anything else for a pass) as suite ``suite_name`` of the
-    JUnit report at ``path`` (made if missing); ``out`` is its
-    system-out.'''
+    '''``cases`` (``(name, 'fail'|'skip'|other, message)``) as a suite of
+    the JUnit report at ``path``; ``out`` its system-out.'''
     try:
         tree = ET.parse(path)
         root = tree.getroot()
@@ -34,17 +32,15 @@ def add_suite(path, suite_name, cases, out=None):
 
 
 def add_junit(path, cases):
-    '''The change points' verdicts (``step``: a failure, ``short``: too
-    few nights) as their own ``changepoint`` suite.'''
+    '''The change points' verdicts as a ``changepoint`` suite.'''
     add_suite(path, 'changepoint', [
         (name, {'step': 'fail', 'short': 'skip'}.get(status, 'pass'), message)
         for name, status, message in cases])
 
 
 def add_coverage(path, lines):
-    '''The night's coverage (its ``COVERAGE`` line of the summary
-    ``lines``) as a ``coverage`` suite: a failure when the night judged
-    nothing or less than the site's minimum.'''
+    '''The summary's ``COVERAGE`` line as a suite: failed when the night
+    judged nothing or less than the site's minimum.'''
     said = [line for line in lines if line.startswith('COVERAGE:')]
     if not said:
         return

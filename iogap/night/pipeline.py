@@ -1,19 +1,8 @@
-'''``iogap night pipeline``: tonight, for a budget per partition,
-as the child pipeline the parent's ``night`` job triggers from this job's
-artifact (``output/ci/night-pipeline.yml``; ci/gitlab-ci.yml).
-
-The night is planned once, here, on the history database
-(``iogap plan night --jobs``), and split into jobs: each
-partition's share in a job of its own (``--system <system>:<partition>``,
-resource group ``iogap-<system>-<partition>``), then the judgements whose
-sides span partitions with their sides (``--system <system>``), then the
-node sweep of each swept partition, then the report and the re-baselining
-proposal over every run report of the night. Each job runs ``python -m
-iogap.night suite`` (or ``sweep``) on its share, given in its variables,
-and stores its session in the one history database (ReFrame serializes
-the writes). Jobs that share a partition take turns (the stages), as
-they would take its scratch root's lock in turn.
-'''
+'''``iogap night pipeline``: tonight planned once (``iogap plan night
+--jobs``) and split into the child pipeline ``output/ci/night-pipeline.yml``:
+a job per partition's share, one for the judgements spanning partitions,
+the node sweeps, then the report and re-baselining over every run report;
+all store into one history database (ReFrame serializes the writes).'''
 
 import copy
 import os
@@ -48,9 +37,8 @@ CARRIED = ('IOGAP_SCRATCH', 'IOGAP_HISTORY_NIGHTS', 'IOGAP_MIN_JUDGED',
 
 
 def carried(environ):
-    '''The :data:`CARRIED` settings and those the loaded profile reads
-    (its ``ENVIRONMENT``) that ``environ`` has (a literal ``$`` is written
-    ``$$``, as GitLab reads it).'''
+    '''The settings of :data:`CARRIED` and the profile's ``ENVIRONMENT``
+    that ``environ`` has (``$`` as ``$$``, as GitLab reads it).'''
     return {k: environ[k].replace('$', '$$')
             for k in (*CARRIED, *profile.environment()) if environ.get(k)}
 
@@ -86,8 +74,7 @@ def _share(selects, extras):
 
 
 def jobs(parent, made):
-    '''``{job name: job}`` of the plan ``made`` (``iogap.plan night
-    --jobs --json``): the night's jobs, its sweeps, report, rebaseline.'''
+    '''``{job name: job}`` of the plan ``made``.'''
     extras, found = plan.extras_of(made), {}
     for job in made['jobs']:
         name = job['name']
@@ -141,11 +128,10 @@ def render(night, made, environ):
 
 
 def main(environ):
-    '''Plan tonight and write the child pipeline; 0, or the plan's one
-    line (a ``SystemExit``) when it cannot be made.'''
+    '''Plan tonight and write the child pipeline.'''
     night = Night(environ)
     system = night.locate()
-    os.makedirs(night.dir, exist_ok=True)
+    night.take()
     print(f'nightly: system {system}, history database {night.results_db}',
           flush=True)
     _, made = plan.make(night, environ, '--jobs')

@@ -1,14 +1,7 @@
-'''Tonight's plan when the pipeline states a budget (IOGAP_NIGHT_NODE_HOURS,
-IOGAP_NIGHT_WALL, else the profile's night_node_hours; IOGAP_CANARIES
-names canaries instead of deriving them, IOGAP_NIGHT_WITHIN restricts
-the checks it draws from, IOGAP_NIGHT_SWEEP adds the node sweep):
-``iogap plan night`` on the history database, its -n options
-added to the selection and its record (night, rotation length, digest) to
-the session's extras, so the run report and the results database say
-which plan ran. Without a budget the whole suite runs, as before. A job
-of a night split per partition (iogap/night/pipeline.py) was planned by
-the job that made the pipeline: it runs its share, IOGAP_NIGHT_SELECT,
-and records IOGAP_NIGHT_EXTRAS.'''
+'''Tonight's plan when a budget is set (IOGAP_NIGHT_NODE_HOURS,
+IOGAP_NIGHT_WALL or the profile's night_node_hours): ``iogap plan night``'s
+-n options and its record in the session's extras; a job of a split night
+runs the share it was given (IOGAP_NIGHT_SELECT, IOGAP_NIGHT_EXTRAS).'''
 
 import json
 import shlex
@@ -31,8 +24,7 @@ def _profile_budget(system):
 
 
 def make(night, environ, *more):
-    '''Run ``iogap plan night`` for tonight on the history
-    database; ``(its -n options, the plan it wrote)``. A plan that cannot
+    '''``(-n options, plan)`` of ``iogap plan night``; a plan that cannot
     be made stops the night with its one line.'''
     path = night.path('plan.json')
     cmd = [sys.executable, '-m', 'iogap', 'plan', 'night', '--system',
@@ -56,8 +48,7 @@ def extras_of(plan):
 
 
 def tonight(night, environ):
-    '''``(reframe options, session extras)`` of tonight's plan, or
-    ``([], {})`` when no budget is set.'''
+    '''``(reframe options, session extras)`` of tonight's plan.'''
     if environ.get('IOGAP_NIGHT_SELECT'):       # planned for this job
         extras = inputs.env(environ, 'IOGAP_NIGHT_EXTRAS', inputs.pairs, {})
         return inputs.env(environ, 'IOGAP_NIGHT_SELECT', inputs.words), \

@@ -1,21 +1,8 @@
-'''``iogap night sweep``: the night's node sweep, the single-node
-canaries once on every node of their partition, by ReFrame's own
-``--distribute`` (of the nodes in the state ``IOGAP_NIGHT_SWEEP`` names,
-:data:`IDLE` when it says only yes; within the reservation the profile
-or ``IOGAP_RESERVATION`` gives), one session per partition in the
-history database.
-
-A sweep measures; it does not judge (ReFrame runs each case under its
-node's name: no judgement can read it). Its summary gives, per case, the
-nodes it ran on, the figure that varies most across them and its worst
-node, and how many nodes it covered against the plan's count
-(``sweep_nodes``); ``sweep.csv`` holds every figure on every node. It is
-red only when a case failed on a node, or did not run.
-
-Its share: a job of a night split per partition has its partition and
-variants in IOGAP_NIGHT_PARTITION and IOGAP_NIGHT_SELECT; otherwise the
-suite job's plan (output/ci/plan.json) says what each partition sweeps.
-'''
+'''``iogap night sweep``: the single-node canaries once on every node of
+their partition (ReFrame's ``--distribute`` over the nodes in the state
+``IOGAP_NIGHT_SWEEP`` names), one session per partition. It measures, never
+judges: per case its nodes, its most spread figure and worst node
+(``sweep.csv``: every figure on every node); red only when a case failed.'''
 
 import csv
 import json
@@ -25,7 +12,7 @@ import statistics
 from iogap.core import figures, registry
 from iogap.history import load
 from iogap.night import planned as plan
-from iogap.night.tonight import Night
+from iogap.night.tonight import Aborted, Night
 
 #: IOGAP_NIGHT_SWEEP values that only ask for a sweep
 _YES = ('1', 'yes', 'true', 'on')
@@ -62,8 +49,7 @@ def shares(environ):
 
 
 def by_case(report):
-    '''``{(case, partition): {node: test case}}``, each as the run left
-    it (a distributed case shares its name with its other nodes').'''
+    '''``{(case, partition): {node: test case}}`` as the run left them.'''
     last = {}
     for run in report['runs']:
         for tc in run['testcases']:
@@ -153,9 +139,14 @@ def main(environ, print_summary):
             'sweep_nodes, or none runs a single-node canary)'])
     for night, options, extras in found:
         night.locate()
-        returncode, path = night.run(
-            [f'--distribute={state(environ)}', *options], extras)
+        night.take()
         title = f'sweep {night.system}:{night.partition}'
+        try:
+            returncode, path = night.run(
+                [f'--distribute={state(environ)}', *options], extras)
+        except Aborted as stop:
+            print_summary(night, title, [night.aborted(stop)])
+            return 1
         if path is None:
             lines, bad = [f'RED: reframe wrote no run report (exit '
                           f'{returncode}): the sweep did not run' +

@@ -2,15 +2,22 @@
 whose stdout is kept beside the output (the run report keeps no skip
 reasons).'''
 
+import contextlib
+import ctypes
 import glob
 import os
 import shlex
+import signal
 import subprocess
 import sys
+import threading
+import time
 
 from iogap import inputs
+from iogap.core import runlock
 from iogap.errors import IogapError
 from iogap.history.runguard import replace_file
+from iogap.judge import coverage
 from iogap.night import provenance
 from iogap.night.paths import ROOT, shown
 from iogap.site import profile
@@ -18,31 +25,44 @@ from iogap.site import profile
 #: The job's variables and the check each value must pass: a bad one stops
 #: the night before anything runs, in one line naming it
 SETTINGS = {
-    'IOGAP_HISTORY_NIGHTS': inputs.count,
-    'IOGAP_SELECT': inputs.words,
-    'IOGAP_NIGHT_SELECT': inputs.words,
-    'IOGAP_NIGHT_EXTRAS': inputs.pairs,
-    'IOGAP_NIGHT_JOB': inputs.name,
-    'IOGAP_NIGHT_PARTITION': inputs.name,
+    'IOGAP_HISTORY_NIGHTS': inputs.count, 'IOGAP_SELECT': inputs.words,
+    'IOGAP_NIGHT_SELECT': inputs.words, 'IOGAP_NIGHT_EXTRAS': inputs.pairs,
+    'IOGAP_NIGHT_JOB': inputs.name, 'IOGAP_NIGHT_PARTITION': inputs.name,
     'IOGAP_NIGHT_NODE_HOURS': inputs.node_hours,
-    'IOGAP_NIGHT_WALL': inputs.duration,
-    'IOGAP_NIGHT_WITHIN': inputs.regex,
-    'IOGAP_CANARIES': inputs.regex,
-    'IOGAP_NIGHT_SWEEP': inputs.node_state,
+    'IOGAP_NIGHT_WALL': inputs.duration, 'IOGAP_NIGHT_WITHIN': inputs.regex,
+    'IOGAP_CANARIES': inputs.regex, 'IOGAP_NIGHT_SWEEP': inputs.node_state,
     'IOGAP_REFERENCE_DIR': inputs.directory,
     'IOGAP_RESULTS_DB': inputs.file_path,
 }
+#: Signals that stop a night, and the seconds reframe gets to stop its jobs
+STOPS, STOP_SECONDS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP), 8
+
+
+class Aborted(SystemExit):
+    '''The night was stopped by a signal (uncaught: one line, exit 1).'''
+
+    def __init__(self, signum):
+        self.signum, self.name = signum, signal.Signals(signum).name
+        super().__init__(f'nightly: aborted by {self.name}')
+
+
+def _stop(signum, frame):
+    for sig in STOPS:       # one stop is enough: the rest is its cleanup
+        signal.signal(sig, signal.SIG_IGN)
+    raise Aborted(signum)
 
 
 class Night:
-    '''What tonight runs and where it keeps what it produces. A job of a
-    night split per partition (``IOGAP_NIGHT_JOB``) keeps it apart, in
-    ``output/ci/<job>/``, and runs on its partition alone
-    (``IOGAP_NIGHT_PARTITION``; none: every partition).'''
+    '''What tonight runs and where it keeps it (a job of a split night in
+    ``output/ci/<job>/``, on its partition alone).'''
 
     def __init__(self, environ, job=None, partition=None):
         checked = {var: inputs.env(environ, var, check)
                    for var, check in SETTINGS.items()}
+        try:    # read by the verdict, at the night's end
+            coverage.minimum(environ)
+        except ValueError as err:
+            raise IogapError(str(err)) from None
         self.system = environ.get('IOGAP_SYSTEM') or None
         self.output = os.path.abspath(environ.get('IOGAP_OUTPUT') or
                                       os.path.join(ROOT, 'output'))
@@ -63,10 +83,25 @@ class Night:
     def path(self, name):
         return os.path.join(self.dir, name)
 
+    def take(self):
+        '''Hold the output before writing there; stop on :data:`STOPS`.'''
+        os.makedirs(self.output, exist_ok=True)
+        runlock.lock_night(self.output)
+        os.makedirs(self.dir, exist_ok=True)
+        self.started = time.monotonic()
+        for sig in STOPS:
+            signal.signal(sig, _stop)
+
+    def aborted(self, stop):
+        '''The summary's line of a night ``stop`` ended.'''
+        self.hand_over(None, f'IOGAP_NIGHT_ABORTED={stop.name}\n')
+        return (f'RED: the night was aborted by {stop.name} after '
+                f'{time.monotonic() - self.started:.0f} s: reframe and its '
+                f'jobs were stopped; nothing of tonight was judged')
+
     def locate(self):
-        '''Resolve the system and, unless ``IOGAP_RESULTS_DB`` names it, the
-        history database: ``iogap-history/<system>/results.db`` next to
-        the profile's scratch root (never inside it: runs sweep that).'''
+        '''The system and the history (``IOGAP_RESULTS_DB``, else beside the
+        scratch root, never in it: runs sweep that).'''
         argv = ['reframe'] + (['--system', self.system] if self.system
                               else [])
         system = profile.load(argv, os.environ)['systems'][0]
@@ -86,12 +121,10 @@ class Night:
             self.results_db = os.path.join(
                 os.path.dirname(os.path.abspath(root)), 'iogap-history',
                 system['name'], 'results.db')
-
         return system['name']
 
     def reframe(self, *args):
-        '''The reframe command on this system (this job's partition), with
-        the history database.'''
+        '''The reframe command on this system (this job's partition).'''
         local = os.path.join(os.path.dirname(sys.executable), 'reframe')
         exe = local if os.path.exists(local) else 'reframe'
         where = f'{self.system}:{self.partition}' if self.partition \
@@ -104,9 +137,8 @@ class Night:
                     IOGAP_OUTPUT=self.output, PYTHONUNBUFFERED='1')
 
     def run(self, planned, plan_extras):
-        '''Run the suite with the plan's options and session extras; its
-        exit status and its run report (or ``None``). Its stdout goes to
-        the job log and to :attr:`stdout`.'''
+        '''Run the suite with the plan's options and session extras: its
+        exit status and run report (or ``None``); stdout to :attr:`stdout`.'''
         before = set(self.reports())
         os.makedirs(self.dir, exist_ok=True)
         os.makedirs(os.path.dirname(self.results_db), exist_ok=True)
@@ -125,12 +157,26 @@ class Night:
                 self.output, 'reports', f'run-report-{self.job}-'
                 f'{{sessionid}}.json')
         print(f'nightly: {shlex.join(cmd)}', flush=True)
-        with open(self.stdout, 'w', buffering=1) as log, \
-                subprocess.Popen(cmd, cwd=ROOT, env=environ, text=True,
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as proc:
-            for line in proc.stdout:
-                print(line, end='', flush=True)
-                log = _logged(log, line, self.stdout)
+        # reframe ends when the night dies, however it dies
+        with open(self.stdout, 'w', buffering=1) as log, subprocess.Popen(
+                cmd, cwd=ROOT, env=environ, text=True, stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, preexec_fn=lambda: ctypes.CDLL(
+                    None).prctl(1, signal.SIGTERM)) as proc:
+            # read aside: a signal reaches the wait, not a half-read line
+            keep = threading.Thread(target=_keep, daemon=True,
+                                    args=(proc.stdout, log, self.stdout))
+            keep.start()
+            try:
+                proc.wait()
+            except BaseException as err:
+                proc.send_signal(getattr(err, 'signum', signal.SIGTERM))
+                try:    # it cancels its jobs, or is killed (their watchdog)
+                    proc.wait(STOP_SECONDS)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                raise
+            finally:
+                keep.join(STOP_SECONDS)
         new = sorted(set(self.reports()) - before, key=os.path.getmtime)
         return proc.returncode, (new[-1] if new else None)
 
@@ -138,29 +184,27 @@ class Night:
         return glob.glob(os.path.join(self.output, 'reports',
                                       'run-report-*.json'))
 
-    def hand_over(self, report):
+    def hand_over(self, report, more=''):
         '''``night.env``: what the report and rebaseline jobs read (the run
         report from the project directory: theirs is another checkout).'''
         report = shown(report) if report else ''
         replace_file(self.path('night.env'),
                      f'IOGAP_RUN_REPORT={shlex.quote(report)}\n'
-                     f'IOGAP_RESULTS_DB={shlex.quote(self.results_db)}\n')
+                     f'IOGAP_RESULTS_DB={shlex.quote(self.results_db)}\n'
+                     + more)
 
 
-def _logged(log, line, path):
-    '''Keep ``line`` in the run's log while the file system takes it; the
-    run goes on when it fills (one line says so).'''
-    if log is None:
-        return None
-    try:
-        log.write(line)
-        return log
-    except OSError as err:
+def _keep(stream, log, path):
+    '''reframe's output to the job log and, while its file system takes
+    it, to ``path`` (one line says when it no longer does).'''
+    for line in stream:
+        print(line, end='', flush=True)
         try:
-            log.close()
-        except OSError:
-            pass    # what the full file system could not take is lost
-        print(f'nightly: cannot keep reframe\'s output in {path} '
-              f'({err.strerror}): the rest is in the job log only',
-              flush=True)
-        return None
+            log and log.write(line)
+        except OSError as err:
+            with contextlib.suppress(OSError):
+                log.close()     # what a full file system refused is lost
+            log = None
+            print(f'nightly: cannot keep reframe\'s output in {path} '
+                  f'({err.strerror}): the rest is in the job log only',
+                  flush=True)

@@ -1,8 +1,6 @@
-'''ReFrame's status lines with the time left, and its last line with how
-many judgements reached a verdict: a stream handler (``iogap_progress``)
-that ``-v``/``-q`` adjust like ReFrame's own. The time left is the planned
-seconds of the cases not finished (from other nights, or a guess), scaled
-by tonight's pace.'''
+'''ReFrame's status lines with the time left (the planned seconds of the
+unfinished cases, at tonight's pace), its last line with how many judgements
+reached a verdict: a stream handler that ``-v``/``-q`` adjust.'''
 
 import logging
 import re
@@ -11,6 +9,7 @@ import time
 
 from reframe.core.logging import register_log_handler
 
+from iogap.history.runguard import COLOUR
 from iogap.plan import cost
 from iogap.plan import inventory as cases
 from iogap.site import profile
@@ -21,8 +20,6 @@ STATUS = re.compile(r'\[\s*(?P<status>[A-Z]+)\s*\] (?:\(\s*(?P<done>\d+)/'
                     r'@[^:\s]+:(?P<part>[^+\s]+)')
 #: ReFrame's last line: '[  PASSED  ] Ran 6/6 test case(s) from ...'
 SUMMARY = re.compile(r'\[\s*(PASSED|FAILED)\s*\] Ran ')
-#: Colour codes ReFrame may wrap a status in
-_COLOUR = re.compile(r'\x1b\[[0-9;]*m')
 #: What ``--repeat`` adds to a display name (the plan names the case once)
 _REPEAT = re.compile(r' %\$?\.?repeat_no=\d+')
 #: Planned seconds of a case the planner does not cost (judgement, fixture)
@@ -72,7 +69,7 @@ class Progress:
 
     def line(self, text):
         '''``text``, with the time left appended to a finished case's line.'''
-        plain = _COLOUR.sub('', text)
+        plain = COLOUR.sub('', text)
         found = STATUS.search(plain)
         if not found:
             return self.summary(text) if SUMMARY.match(plain) else text

@@ -3,7 +3,10 @@ a dd that dies, two runs at once, reframe killed outright. Each outcome is
 the right one with its true reason, and nothing outside the test's scratch
 and output directories changes.'''
 
+import glob
 import os
+import re
+import shutil
 import signal
 import subprocess
 import time
@@ -12,6 +15,7 @@ import pytest
 
 from conftest import ROOT, cases, reframe_cmd, run_reframe
 from iogap.core import scratch
+from iogap.history.runguard import COLOUR, plain
 
 pytestmark = pytest.mark.reframe
 
@@ -189,9 +193,9 @@ def test_a_full_disk_and_a_missing_binary_are_one_line(tmp_path):
     assert run.skip_reason(tc['display_name']).startswith('dd not found')
 
 
-def start(tmp_path, scratch_dir, out, *args):
+def start(tmp_path, scratch_dir, out, *args, colour='n'):
     env = dict(os.environ, IOGAP_OUTPUT=str(out), IOGAP_SCRATCH=str(
-        scratch_dir), RFM_COLORIZE='n')
+        scratch_dir), RFM_COLORIZE=colour)
     return subprocess.Popen(reframe_cmd() + ['-C', 'reframe_config.py',
                                              *args],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE,
@@ -225,8 +229,9 @@ def kill_everything_in(path):
                 pass
 
 
-LONG = ('-n', 'DDSingleStream.*%cpu_bind=default.*%darshan=off.*%mode=dsync',
-        '-S', 'DDSingleStream.count=512', '-S', 'DDSingleStream.repetitions=20')
+LONG = ('-n', 'DDSingleStream.*%cpu_bind=default.*%darshan=off.*%mode='
+        'dsync', '-S', 'DDSingleStream.count=512',
+        '-S', 'DDSingleStream.repetitions=20')
 
 
 def test_a_second_run_stops_naming_the_first(tmp_path):
@@ -278,3 +283,31 @@ def test_killing_reframe_ends_its_job_and_leftovers_are_cleared(tmp_path):
     assert f'iogap: removed 1 scratch dir(s) left by dead runs under {root}' \
         in again.proc.stderr
     assert left not in os.listdir(root)
+
+
+def test_a_scratch_root_removed_under_the_run_stops_it(tmp_path):
+    '''Removed while the first case measures, then made again: every later
+    case failed ("No such file or directory", 37 in one run), or carried
+    on in the new root without its lock.'''
+    root = tmp_path / 'scratch'
+    root.mkdir()
+    run = start(tmp_path, root, tmp_path / 'out', '-n', 'DDSingleStream.*'
+                '%cpu_bind=default.*%darshan=off.*%mode=(buffered|dsync)',
+                '-S', 'DDSingleStream.count=256', '-S',
+                'DDSingleStream.repetitions=2', '-r', colour='y')
+    wait_for_job(root)
+    shutil.rmtree(root)
+    root.mkdir()
+    (root / scratch.MARKER).write_text('')
+    out = run.communicate(timeout=300)[0]
+    assert run.returncode == 1, out
+    [line] = [plain(l) for l in out.splitlines() if 'ERROR' in l]
+    assert line.endswith(f'scratch root {root} was removed during the run '
+                         f'(and the lock this run took on it): the run '
+                         f'stops; no case runs in a root it did not lock')
+    assert len(re.findall(r'^\[ +ABORT \] .*DDSingleStream',
+                          COLOUR.sub('', out), re.M)) == 2
+    # the second case's job never started
+    assert len(glob.glob(str(tmp_path / 'out' / 'stage' / '**' /
+                             'rfm_job.out'), recursive=True)) == 1
+    assert os.listdir(root) == [scratch.MARKER]

@@ -223,12 +223,14 @@ def test_scratch_of_another_host_is_kept_while_a_run_holds_the_root(tmp_path):
 
 def test_a_running_job_holds_its_directory(tmp_path):
     '''The job guard's lock, seen from outside while the job runs.'''
+    root = tmp_path / 'root'     # of its own: tmp_path holds the I/O locks
+    root.mkdir()
     job = subprocess.Popen(['bash', '-c', '\n'.join(
-        [*jobguard.job_guard(str(tmp_path), 'T'), 'sleep 3'])],
+        [*jobguard.job_guard(str(root), 'T'), 'sleep 3'])],
         stdout=subprocess.PIPE, text=True)
     path = job.stdout.readline().split(' ', 1)[1].strip()
     assert leftovers._held(path)
-    assert leftovers.remove_leftovers(str(tmp_path), idle=True) is None
+    assert leftovers.remove_leftovers(str(root), idle=True) is None
     job.wait(timeout=30)
     assert job.returncode == 0 and not os.path.exists(path)
 

@@ -3,14 +3,16 @@ the job guard makes, records and removes each test's directory for real,
 runs lock their root, and what dead runs left is cleared.'''
 
 import os
+import shutil
 import signal
 import subprocess
+import sys
 import time
 
 import pytest
 
 from conftest import lock_holder
-from iogap.core import jobguard, leftovers, scratch
+from iogap.core import jobguard, leftovers, runlock, scratch
 from iogap.errors import ScratchError
 
 
@@ -152,6 +154,73 @@ def test_a_failing_or_killed_step_still_cleans_up(tmp_path):
     job.wait(timeout=10)
     assert not any(e.startswith(scratch.DIR_PREFIX) for e in os.listdir(root))
     assert line.startswith('iogap-scratch: ')
+
+
+def busy(cores=2):
+    '''Processes keeping ``cores`` CPUs busy: a loaded machine.'''
+    return [subprocess.Popen([sys.executable, '-c', 'while True: pass'])
+            for _ in range(cores)]
+
+
+def test_a_cancel_at_any_moment_of_the_guard_leaves_nothing(tmp_path):
+    '''The group cancelled 80 times, at 0 to 39 ms after the job starts,
+    on a loaded machine: a signal between making the directory and the
+    trap that removes it left it (7 of 80 here, before issue 51).'''
+    root = tmp_path / 'root'
+    root.mkdir()
+    script = '\n'.join(jobguard.job_guard(str(root), 'T', io_lock=True,
+                                          watch_pid=os.getpid()) +
+                       ['sleep 30'])
+    left, hogs = [], busy()
+    try:
+        for i in range(80):
+            job = subprocess.Popen(['bash', '-c', script],
+                                   stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL,
+                                   start_new_session=True)
+            time.sleep((i % 40) / 1000)
+            os.killpg(job.pid, signal.SIGTERM)
+            job.wait(timeout=30)
+            for entry in os.listdir(root):
+                if entry.startswith(scratch.DIR_PREFIX):
+                    left.append(i % 40)
+                    shutil.rmtree(root / entry)
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    assert not left, f'left at {sorted(left)} ms'
+
+
+def test_a_root_removed_during_the_run_is_never_adopted(tmp_path,
+                                                       monkeypatch):
+    '''Removed, then made again under the same name: the run stops, and a
+    job would refuse it (later cases went on in it without its lock).'''
+    monkeypatch.setattr(runlock, '_held', {})
+    root = tmp_path / 'root'
+    root.mkdir()
+    scratch.lock_run(str(root), 'scratch root', 'default')
+    held = runlock.held(str(root))
+    job = '\n'.join(jobguard.job_guard(str(root), 'T', lock_id=held) +
+                    ['echo measured'])
+    ran = subprocess.run(['bash', '-c', job], capture_output=True, text=True)
+    assert ran.returncode == 0 and 'measured' in ran.stdout, ran.stderr
+    for again in (False, True):
+        shutil.rmtree(root, ignore_errors=True)
+        if again:
+            root.mkdir()
+            (root / scratch.MARKER).write_text('')
+        with pytest.raises(runlock.RootLost, match=f'scratch root {root} '
+                           f'was removed during the run'):
+            runlock.held(str(root))
+        ran = subprocess.run(['bash', '-c', job], capture_output=True,
+                             text=True)
+        assert ran.returncode == 3 and 'measured' not in ran.stdout
+        assert ran.stderr.strip() == (f'iogap: scratch root {root} is not '
+                                      f'the one this run locked: removed '
+                                      f'during the run')
+        assert (os.listdir(root) if again else root.exists()) == \
+            ([scratch.MARKER] if again else False)
 
 
 def test_the_job_ends_when_reframe_dies(tmp_path):

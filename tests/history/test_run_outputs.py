@@ -1,7 +1,7 @@
 '''Output that cannot hold a run's results is refused before anything is
 measured (every place a run writes: a file, a broken link, read-only), and
 a run whose perflog or run report could not be written is red. The rows
-are in docs/faults.md, "The output file system".'''
+are in docs/faults.md.'''
 
 import os
 import shutil
@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from conftest import ROOT, run_reframe
-from iogap.history import runpaths
+from iogap.history import runguard, runpaths
 from iogap.errors import IogapError
 from test_nightly_faults import (dd_case, dd_run_measuring, one_error_line,
                                  small_fs)  # noqa: F401 (a fixture)
@@ -111,25 +111,56 @@ def test_a_place_that_is_a_file_stops_the_run_before_any_job(tmp_path,
     assert not os.path.exists(out / 'stage')
 
 
+@pytest.mark.parametrize('colour', [True, False])
+@pytest.mark.parametrize('level', ['warning', 'error'])
+def test_a_lost_record_is_noted_whatever_reframes_colours(monkeypatch,
+                                                          colour, level):
+    '''ReFrame colours its warnings by default, terminal or not: the
+    guard once missed them (it took colour and prefix in one pass).'''
+    from reframe.core import logging as rlog
+    monkeypatch.setattr(rlog.Logger, 'handle', rlog.Logger.handle)
+    monkeypatch.setattr(runguard, '_problems', [])
+    runguard._note_lost_records()
+    logger = rlog.Logger('iogap-test')
+    logger.addHandler(rlog.logging.NullHandler())
+    said = rlog.LoggerAdapter(logger)
+    said.colorize = colour
+    getattr(said, level)('could not log performance data for X: [Errno 20]')
+    said.warning('another warning')
+    assert runguard._problems == [
+        'could not log performance data for X: [Errno 20]']
+
+
+def default_colours(**env):
+    '''The environment of a run with ReFrame's default settings.'''
+    return {**{k: v for k, v in os.environ.items()
+               if not k.startswith('RFM_')}, **env}
+
+
 @pytest.mark.reframe
+@pytest.mark.parametrize('colour', ['default', 'n'])
 @pytest.mark.parametrize('place,said', [
     ('perflogs', 'could not log performance data'),
     ('reports', 'no run report was written: run report directory')])
-def test_a_record_lost_during_the_run_makes_it_red(tmp_path, place, said):
+def test_a_record_lost_during_the_run_makes_it_red(tmp_path, place, said,
+                                                   colour):
     '''The perflogs or the reports become a file while the job measures:
-    ReFrame only warns of the perflog (exit 0 before) and stops at the
-    report with ``file exists``; the run fails naming why.'''
+    ReFrame only warns of the perflog (exit 0 before; with its default
+    colours, until issue 51) and stops at the report with ``file exists``;
+    the run fails naming why.'''
     (tmp_path / 'scratch').mkdir()
     out = tmp_path / 'out'
-    env = dict(os.environ, IOGAP_OUTPUT=str(out), RFM_COLORIZE='n',
-               IOGAP_SCRATCH=str(tmp_path / 'scratch'))
+    env = default_colours(IOGAP_OUTPUT=str(out),
+                          IOGAP_SCRATCH=str(tmp_path / 'scratch'))
+    if colour != 'default':
+        env['RFM_COLORIZE'] = colour
     proc = dd_run_measuring(env, tmp_path / 'scratch')
     shutil.rmtree(out / place, ignore_errors=True)
     (out / place).write_text('')
     text = proc.communicate(timeout=300)[0]
     assert proc.returncode == 1, text
-    [line] = [l for l in text.splitlines()
-              if l.startswith('iogap: the run is not complete')]
+    [line] = [runguard.plain(l) for l in text.splitlines()
+              if 'iogap: the run is not complete' in l]
     assert said in line, text
 
 

@@ -6,6 +6,7 @@ during a step, files replaced on a full file system. Each gives one line
 and a red night, and nothing stored before is changed. docs/faults.md
 lists them all.'''
 
+import contextlib
 import glob
 import json
 import os
@@ -119,19 +120,77 @@ def test_the_refusal_names_the_last_good_copy(tmp_path):
         resultsdb.check(db)
 
 
-def test_a_database_locked_by_another_process_is_named(tmp_path, monkeypatch):
+def holding(db, how):
+    '''Another process that holds ``db`` (``lock``: a write lock, ``open``:
+    the file open), until killed.'''
+    begin = "c.execute('BEGIN EXCLUSIVE'); " if how == 'lock' else ''
+    proc = subprocess.Popen(
+        [sys.executable, '-c', f"import sqlite3, sys; c = sqlite3.connect("
+         f"sys.argv[1]); {begin}print('held', flush=True); sys.stdin.read()",
+         db], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == 'held'
+    return proc
+
+
+def test_a_busy_database_is_named_and_never_to_be_replaced(tmp_path,
+                                                           monkeypatch):
+    '''Busy is not broken: the advice to restore the last good copy (or
+    move the file away) lost what the holder was storing.'''
     db = reframe_db(str(tmp_path / 'results.db'))
-    holder = sqlite3.connect(db)
-    holder.execute('BEGIN EXCLUSIVE')
+    resultsdb.keep_copy(db)
     monkeypatch.setattr(resultsdb, 'BUSY_SECONDS', 0.2)
+    holder = holding(db, 'lock')
     try:
-        with pytest.raises(resultsdb.ResultsDBError,
-                           match='locked by another process'):
+        with pytest.raises(resultsdb.ResultsDBError) as err:
             resultsdb.check(db)
     finally:
-        holder.rollback()
-        holder.close()
+        holder.kill()
+        holder.wait()
+    said = str(err.value)
+    assert f'is busy: locked by pid {holder.pid} (python' in said, said
+    assert 'it is sound' in said
+    assert 'cp -p' not in said and 'move it away' not in said
     resultsdb.check(db)
+
+
+def test_a_damaged_database_a_run_holds_open_is_not_to_be_replaced(
+        tmp_path):
+    db = reframe_db(str(tmp_path / 'results.db'))
+    resultsdb.keep_copy(db)
+    holder = holding(db, 'open')
+    try:
+        os.truncate(db, 1000)
+        with pytest.raises(resultsdb.ResultsDBError) as err:
+            resultsdb.check(db)
+    finally:
+        holder.kill()
+        holder.wait()
+    said = str(err.value)
+    assert 'is truncated' in said and f'pid {holder.pid} (python' in said
+    assert 'replace nothing while it is open' in said
+    assert 'cp -p' not in said
+    with pytest.raises(resultsdb.ResultsDBError, match='cp -p'):
+        resultsdb.check(db)         # no one holds it now
+
+
+def test_a_session_missing_from_a_sound_history_advises_no_restore(
+        tmp_path):
+    from types import SimpleNamespace
+    from iogap.night import driver
+    db = reframe_db(str(tmp_path / 'results.db'))
+    resultsdb.keep_copy(db)
+    out = tmp_path / 'reframe.out'
+    out.write_text('\x1b[33mWARNING: failed to store results in the '
+                   'database: database is locked\x1b[0m\n')
+    night = SimpleNamespace(results_db=db, stdout=str(out))
+    [line] = driver._stored(night, 'tonight')
+    assert line.startswith('RED: tonight was not stored in the history: '
+                           'session tonight is not in the results database')
+    assert line.endswith('(reframe: failed to store results in the '
+                         'database: database is locked)'), line
+    os.truncate(db, 1000)
+    [line] = driver._stored(night, 'tonight')
+    assert f'cp -p {db}.last-good {db}' in line
 
 
 # Every entry point that reads a run report, on reports a cron leaves
@@ -224,8 +283,9 @@ def test_a_lying_dd_fails_with_both_numbers(tmp_path, count, mode, lie):
     often each step alone shows it: bench/plausibility.py).'''
     text = dd_stream(tmp_path, count, mode, **lie)
     with pytest.raises(SanityError, match=r'^dd \S+ \(repetition 1\): the '
-                       r'tool reports [0-9.e+]+ MB/s .* but the harness saw at '
-                       r'most [0-9.]+ MB/s \(traced: .* not plausible') as err:
+                       r'tool reports [0-9.e+]+ MB/s .* but the harness saw '
+                       r'at most [0-9.]+ MB/s \(traced: .* not '
+                       r'plausible') as err:
         parse.check_steps(text, count * MiB, 5)
     if 'IOGAP_LIAR_RATE' in lie:
         assert 'reports 4e+09 MB/s' in str(err.value)
@@ -560,36 +620,211 @@ def test_an_output_that_fills_during_the_run_is_one_line(tmp_path, small_fs):
     resultsdb.check(db)
 
 
-@pytest.mark.reframe
-def test_the_ci_runner_cancelling_the_night_loses_nothing(tmp_path):
-    '''GitLab cancels a job with SIGTERM to its process group: the run's
-    job ends, its scratch directory goes, the history stays sound.'''
-    db = reframe_db(str(tmp_path / 'history.db'))
-    (tmp_path / 'scratch').mkdir()
-    env = dict(os.environ, IOGAP_OUTPUT=str(tmp_path / 'out'),
-               IOGAP_SCRATCH=str(tmp_path / 'scratch'), IOGAP_RESULTS_DB=db,
-               IOGAP_SELECT=' '.join(dd_case('dsync', 256) +
-                                     ('-S', 'DDSingleStream.repetitions=3')))
-    proc = subprocess.Popen([sys.executable, '-m', 'iogap', 'night'],
+def night_env(tmp_path, **more):
+    '''A night's environment with ReFrame's default settings (colours
+    on), its scratch, output and history of its own, a dd case running
+    long enough to be stopped.'''
+    (tmp_path / 'scratch').mkdir(exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith('RFM_')}
+    return dict(env, IOGAP_OUTPUT=str(tmp_path / 'out'),
+                IOGAP_SCRATCH=str(tmp_path / 'scratch'),
+                IOGAP_RESULTS_DB=reframe_db(str(tmp_path / 'history.db')),
+                IOGAP_SELECT=' '.join(dd_case('dsync', 256) + (
+                    '-S', 'DDSingleStream.repetitions=3')), **more)
+
+
+def night_of(env, **popen):
+    return subprocess.Popen([sys.executable, '-m', 'iogap', 'night'],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)
-    deadline = time.monotonic() + 300
-    while not any(e.startswith('iogap.') for e in
-                  os.listdir(tmp_path / 'scratch')):
-        assert time.monotonic() < deadline and proc.poll() is None
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGTERM)
-    out = proc.communicate(timeout=120)[0]
-    assert proc.returncode != 0, out
-    deadline = time.monotonic() + 30
-    while [e for e in os.listdir(tmp_path / 'scratch')
-           if e.startswith('iogap.')] and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert not [e for e in os.listdir(tmp_path / 'scratch')
-                if e.startswith('iogap.')]
+                            stderr=subprocess.STDOUT, text=True, **popen)
+
+
+def processes_of(out):
+    '''``{pid: command}`` of the processes of the night writing in
+    ``out`` (reframe, its jobs and their tools), the night aside.'''
+    found = {}
+    for pid in filter(str.isdigit, os.listdir('/proc')):
+        try:
+            with open(f'/proc/{pid}/environ', 'rb') as fp:
+                if f'IOGAP_OUTPUT={out}\0'.encode() not in fp.read():
+                    continue
+            with open(f'/proc/{pid}/cmdline', 'rb') as fp:
+                command = fp.read().replace(b'\0', b' ').decode()
+        except OSError:
+            continue
+        if ' -m iogap night' not in command:
+            found[int(pid)] = command
+    return found
+
+
+def measuring(proc, scratch, deadline=300, found=lambda: False):
+    '''Wait until the night's dd job has made its directory (or ``found``
+    says an earlier moment has come).'''
+    end = time.monotonic() + deadline
+    while not found() and not any(e.startswith('iogap.')
+                                  for e in os.listdir(scratch)):
+        assert time.monotonic() < end and proc.poll() is None
+        time.sleep(0.002)
+
+
+def left_in(scratch, within=30):
+    '''The job directories still in ``scratch`` after ``within`` s.'''
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        left = [e for e in os.listdir(scratch) if e.startswith('iogap.')]
+        if not left:
+            return []
+        time.sleep(0.1)
+    return left
+
+
+@pytest.fixture
+def no_orphans(tmp_path):
+    '''Whatever a night left running is killed after the test.'''
+    yield
+    for pid in processes_of(tmp_path / 'out'):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+LAST_NIGHT = {'summary.txt': 'last night\n', 'night.env': 'last=night\n',
+              'reframe.out': 'last night\n'}
+
+
+def last_night(tmp_path):
+    ci = tmp_path / 'out' / 'ci'
+    ci.mkdir(parents=True)
+    for name, text in LAST_NIGHT.items():
+        (ci / name).write_text(text)
+    return ci
+
+
+@pytest.mark.reframe
+@pytest.mark.parametrize('sig', ['SIGTERM', 'SIGINT', 'SIGHUP'])
+def test_a_signal_to_the_nightly_stops_its_reframe_and_jobs(tmp_path, sig,
+                                                            no_orphans):
+    '''A batch system or an admin signals the nightly's own pid: reframe
+    went on as an orphan and stored a session nothing judged, while
+    night.env and summary.txt still told of the night before.'''
+    ci = last_night(tmp_path)
+    env = night_env(tmp_path)
+    night = night_of(env)
+    measuring(night, tmp_path / 'scratch')
+    os.kill(night.pid, getattr(signal, sig))
+    stopped = time.monotonic()
+    out = night.communicate(timeout=60)[0]
+    while processes_of(tmp_path / 'out') and \
+            time.monotonic() - stopped < 10:
+        time.sleep(0.1)
+    assert not processes_of(tmp_path / 'out'), out
+    assert night.returncode == EXIT['red'], out
+    said = f'RED: the night was aborted by {sig} after '
+    assert (ci / 'summary.txt').read_text().splitlines()[1].startswith(said)
+    assert (ci / 'night.env').read_text() == (
+        f"IOGAP_RUN_REPORT=''\nIOGAP_RESULTS_DB={env['IOGAP_RESULTS_DB']}"
+        f"\nIOGAP_NIGHT_ABORTED={sig}\n")
+    assert 'last night' not in (ci / 'reframe.out').read_text()
+    assert not left_in(tmp_path / 'scratch') and 'Traceback' not in out
+    resultsdb.check(env['IOGAP_RESULTS_DB'])
+
+
+@pytest.mark.reframe
+def test_a_second_night_on_one_output_touches_nothing_of_the_first(
+        tmp_path, no_orphans):
+    '''The second was refused, having truncated the first's reframe.out
+    (1,085 NUL bytes, the night's start lost) and reset night.env and
+    summary.txt.'''
+    ci = last_night(tmp_path)
+    env = night_env(tmp_path)
+    first = night_of(env)
+    try:
+        measuring(first, tmp_path / 'scratch')
+        before = {name: (ci / name).read_bytes() for name in LAST_NIGHT}
+        second = subprocess.run([sys.executable, '-m', 'iogap', 'night'],
+                                cwd=ROOT, env=env, capture_output=True,
+                                text=True, timeout=120)
+        after = {name: (ci / name).read_bytes() for name in LAST_NIGHT}
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.communicate(timeout=60)
+    said = (second.stdout + second.stderr).strip()
+    assert second.returncode == EXIT['input'] and '\n' not in said, said
+    assert re.fullmatch(rf'iogap night: output directory {tmp_path}/out is '
+                        rf'in use by another run \(pid {first.pid} on \S+, '
+                        rf'started [0-9: -]+\): wait for it or choose '
+                        rf'another directory', said), said
+    assert after['summary.txt'] == before['summary.txt'] == b'last night\n'
+    assert after['night.env'] == before['night.env'] == b'last=night\n'
+    assert after['reframe.out'].startswith(before['reframe.out'])
+    assert b'\0' not in after['reframe.out']
+    assert before['reframe.out'].startswith(b'[ReFrame Setup]') or \
+        b'ReFrame' in before['reframe.out']
+
+
+def busy(cores=2):
+    '''Processes keeping ``cores`` CPUs busy: a loaded machine.'''
+    return [subprocess.Popen([sys.executable, '-c', 'while True: pass'])
+            for _ in range(cores)]
+
+
+#: When the CI runner cancels the night: seconds after it started, after
+#: reframe wrote the dd job's script (reframe cancels the job a moment
+#: later, as the job makes its directory), or after the job made it
+MOMENTS = [('start', 4), ('script', 0), ('script', 0.02), ('script', 0.05),
+           ('script', 0.1), ('script', 0.2), ('job', 0), ('job', 0.3),
+           ('job', 1), ('job', 3)]
+
+
+@pytest.mark.reframe
+@pytest.mark.parametrize('since,after', MOMENTS,
+                         ids=[f'{s}+{a}s' for s, a in MOMENTS])
+def test_the_ci_runner_cancelling_the_night_loses_nothing(tmp_path, since,
+                                                          after, no_orphans):
+    '''GitLab cancels a job with SIGTERM to its process group, here on a
+    loaded machine: at any moment the run's job ends, its scratch
+    directory goes and the history stays sound (one moment was tested,
+    and a loaded machine once kept the directory: a signal between its
+    making and the trap that removes it).'''
+    env = night_env(tmp_path)
+    hogs = busy()
+    try:
+        night = night_of(env, start_new_session=True)
+        if since != 'start':
+            measuring(night, tmp_path / 'scratch', found=lambda: since ==
+                      'script' and glob.glob(str(tmp_path / 'out' / 'stage'
+                                                 / '*' / '*' / '*' / 'DD*' /
+                                                 'rfm_job.sh')))
+        time.sleep(after)
+        os.killpg(night.pid, signal.SIGTERM)
+        out = night.communicate(timeout=120)[0]
+        left = left_in(tmp_path / 'scratch')
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    assert night.returncode != 0, out
+    assert not left, out
+    db = env['IOGAP_RESULTS_DB']
     resultsdb.check(db)
-    assert os.path.exists(db + resultsdb.LAST_GOOD)
+    # the copy is kept before reframe starts, whole or not at all
+    assert os.path.exists(db + resultsdb.LAST_GOOD) or since == 'start'
+    assert not glob.glob(db + '*.part*')
+
+
+@pytest.mark.parametrize('share', ['150%', 'nan%', '-1'])
+def test_a_bad_minimum_stops_the_night_before_anything_runs(tmp_path,
+                                                            share):
+    '''It was refused only by the verdict, after the whole suite ran.'''
+    from test_bad_input import one_line, run
+    proc = run('iogap', 'night', IOGAP_MIN_JUDGED=share,
+               IOGAP_OUTPUT=str(tmp_path / 'out'),
+               IOGAP_SCRATCH=str(tmp_path / 'scratch'),
+               IOGAP_SELECT='-n NoSuchCheck',
+               IOGAP_RESULTS_DB=str(tmp_path / 'history' / 'results.db'))
+    assert one_line(proc, f"iogap night: IOGAP_MIN_JUDGED='{share}' is "
+                    f"neither a count of figures nor a share such as 80%")
+    assert proc.returncode == EXIT['input']
+    assert not {'out', 'history'} & set(os.listdir(tmp_path))
 
 
 def test_a_missing_home_changes_no_entry_point(tmp_path):
