@@ -2,14 +2,18 @@
 line naming system, partition and key), and the tables of docs/profile.md.'''
 
 import difflib
+import functools
+import json
 import math
 import os
 
 import jsonschema
+import reframe
 
 import iogap
 from iogap.errors import ProfileError
 from iogap.site import source
+from iogap.site.spack.config import check_overlay
 from iogap.site.vocabulary import _STR_LIST, EXTRAS, FEATURES, POSITIVE
 
 # JSON's types: 1.2e6 is a float, not a clock in kHz; nan and inf are no
@@ -70,6 +74,8 @@ def _fix(err):
     if err.validator == 'type' and isinstance(value, float) and \
             value.is_integer() and 'integer' in str(err.validator_value):
         return f' (write the integer {int(value)})'
+    if err.validator == 'minItems' and 'env_vars' in err.absolute_path:
+        return ' (each is [name, value])'
     return ''
 
 
@@ -82,20 +88,47 @@ def _keys(err):
 def _schema_error(where, what, validator, data):
     for err in sorted(validator.iter_errors(data), key=str):
         keys, named = _keys(err)
+        inside = '.'.join(filter(None, [what, *keys]))
+        at = f'{where}: {inside}: ' if inside else f'{where}: '
         if err.validator == 'additionalProperties':
             known = err.schema.get('properties', {})
             unknown = sorted(set(err.instance) - set(known))[0]
             close = difflib.get_close_matches(unknown, known, 1)
             hint = f'did you mean {close[0]!r}? ' if close else ''
-            inside = '.'.join([what, *keys])
             listed = 'docs/profile.md' if inside == 'extras' else \
                 ', '.join(sorted(known))
-            raise ProfileError(f'{where}: {inside}: unknown key {unknown!r} '
-                               f'({hint}known keys: {listed})', key=unknown)
+            raise ProfileError(f'{at}unknown key {unknown!r} ({hint}known '
+                               f'keys: {listed})', key=unknown)
 
-        raise ProfileError(f'{where}: {what}{"." if keys else ""}'
-                           f'{".".join(keys)}: {err.message}{_fix(err)}',
+        raise ProfileError(f'{at}{err.message}{_fix(err)}',
                            key=named or what)
+
+
+@functools.lru_cache(maxsize=None)
+def _reframe_schemas():
+    '''ReFrame's own schemas of a system and of a partition, stricter where
+    ReFrame takes a value that then fails inside it or hangs.'''
+    with open(os.path.join(os.path.dirname(reframe.__file__), 'schemas',
+                           'config.json')) as fp:
+        full = json.load(fp)
+    system = full['properties']['systems']['items']
+    part = system['properties']['partitions']['items']
+    system['properties']['partitions'] = {}
+    full['defs']['envvar_list']['items']['minItems'] = 2    # [name, value]
+    part['properties']['max_jobs'] = POSITIVE
+    return [_Validator({**s, 'defs': full['defs']}) for s in (system, part)]
+
+
+def validate_system(system):
+    '''Refuse a system ReFrame's schema refuses, or one naming a partition
+    twice (ReFrame would drop the second, warning only).'''
+    _schema_error(f'system {system["name"]}', '', _reframe_schemas()[0],
+                  system)
+    names = [p['name'] for p in system['partitions']]
+    for name in {n for n in names if names.count(n) > 1}:
+        raise ProfileError(f'system {system["name"]}: two partitions are '
+                           f'named {name!r}: ReFrame would drop the second',
+                           key=name)
 
 
 def validate_file(path, module):
@@ -119,6 +152,8 @@ def validate_partition(system, part):
                            f'socket from `lscpu` on a compute node (or '
                            f'{GENERATE})', key='name')
     _schema_error(where, 'processor', _PROCESSOR, part['processor'])
+    _processor(where, part['processor'])
+    _schema_error(where, '', _reframe_schemas()[1], part)
     resources = {r['name'] for r in part.get('resources', [])}
     own = set(extras.get('site_features', []))
     for feature in part.get('features', []):
@@ -152,6 +187,44 @@ def validate_partition(system, part):
                            f'systems/spack/{overlay}.yaml (write it with '
                            f'`spack external find`, or {GENERATE})',
                            key='spack_overlay')
+    # Read now, not after a Spack bootstrap
+    wrong = overlay and check_overlay(path)
+    if wrong:
+        at = ':'.join(str(w) for w in (source.shown(path), wrong[1]) if w)
+        raise ProfileError(f'{where}: extras.spack_overlay: {at}: '
+                           f'{wrong[0]}', key='spack_overlay')
+    if part.get('scheduler') == 'local':
+        _this_host(where, part['processor'], extras.get('scratch_root'))
+
+
+def _processor(where, proc):
+    '''Refuse sockets, cores and threads that do not make ``num_cpus``.'''
+    cpus, sockets = proc['num_cpus'], proc['num_sockets']
+    per_socket, per_core = proc['num_cpus_per_socket'], \
+        proc['num_cpus_per_core']
+    if sockets * per_socket != cpus:
+        raise ProfileError(f'{where}: processor.num_cpus: {cpus}, but '
+                           f'{sockets} socket(s) x {per_socket} CPUs are '
+                           f'{sockets * per_socket} (`lscpu` on a compute '
+                           f'node)', key='num_cpus')
+    if per_socket % per_core:
+        raise ProfileError(f'{where}: processor.num_cpus_per_core: '
+                           f'{per_core} CPUs a core do not divide the '
+                           f'{per_socket} of a socket', key='num_cpus_per_core')
+
+
+def _this_host(where, proc, root):
+    '''A local partition's node is this host: its CPUs, its scratch.'''
+    if proc['num_cpus'] > os.cpu_count():
+        raise ProfileError(f'{where}: processor.num_cpus: {proc["num_cpus"]}'
+                           f', but this host, where its jobs run, has '
+                           f'{os.cpu_count()}', key='num_cpus')
+    parent = os.path.dirname(os.path.normpath(root))
+    if not os.path.isdir(parent):
+        raise ProfileError(f'{where}: extras.scratch_root: {root}: its '
+                           f'parent {parent} is no directory on this host, '
+                           f'where its jobs run: make it, or choose another '
+                           f'root', key='scratch_root')
 
 
 def markdown():

@@ -21,7 +21,7 @@ from iogap.site.selection import (  # noqa: F401 (re-exported)
     system_names,
 )
 
-_current = None
+_current = _path = None
 #: The system whose partitions the parameters span (see :func:`values`)
 _parametrizing = None
 _spanned = None
@@ -30,6 +30,8 @@ _spanned = None
 _omitted = []
 #: The environment variables the loaded profile reads (its ENVIRONMENT)
 _environment = []
+#: What a load said of the profile, said once a process
+_said = set()
 
 #: Job options every Slurm job of a partition gets from its extras, or the
 #: environment variable that overrides them
@@ -87,27 +89,56 @@ def read(stem, path, environ):
                                f'must be named after its system',
                                source.shown(path),
                                source.key_line(path, system['name']))
-        for part in system['partitions']:
+        for check, *args in [(schema.validate_system, system)] + [
+                (schema.validate_partition, system['name'], part)
+                for part in system['partitions']]:
             try:
-                schema.validate_partition(system['name'], part)
+                check(*args)
             except ProfileError as err:
                 raise err.at(source.shown(path), source.key_line(
                     path, err.key) or source.key_line(
-                        path, part['name'])) from None
+                        path, args[-1]['name'])) from None
+        for part in system['partitions']:
             extras = part.setdefault('extras', {})
             for key in schema.EXTRAS:
                 extras.setdefault(key, copy.deepcopy(schema.default(key)))
             _site_options(part, environ)
+            _core_spec(path, system['name'], part)
     return fragment, list(module.get('OMITTED_PARTITIONS', [])), \
         list(module.get('ENVIRONMENT', []))
 
 
+def _core_spec(path, system, part):
+    '''No core-spec variant where it would leave the job no core: said
+    once, with the reason (else its cases would silently be none).'''
+    proc, reserved = part['processor'], part['extras']['core_spec_cores']
+    cores = proc['num_cpus'] // proc['num_cpus_per_core']
+    if 'corespec' in part['features'] and reserved >= cores:
+        part['features'].remove('corespec')
+        line = source.key_line(path, 'core_spec_cores') or 0
+        said = (f'iogap: {source.shown(path)}:{line}: system {system}, '
+                f'partition {part["name"]}: no core-spec variant: '
+                f'extras.core_spec_cores ({reserved}) leaves none of the '
+                f'node\'s {cores} cores to the job')
+        if said not in _said:
+            _said.add(said)
+            print(said, file=sys.stderr)
+
+
 def load(argv, environ):
     '''Load, check and register the selected profile; its fragment.'''
-    global _current, _omitted, _environment
-    fragment, _omitted, _environment = read(*select(argv, environ), environ)
+    global _current, _omitted, _environment, _path
+    stem, _path = select(argv, environ)
+    fragment, _omitted, _environment = read(stem, _path, environ)
     _current = fragment['systems'][0]
     return fragment
+
+
+def mistake(message, *keys):
+    '''A mistake of the loaded profile found once it loaded (against
+    Slurm): its file, and the line of the first of ``keys`` written.'''
+    line = next(filter(None, (source.key_line(_path, k) for k in keys)), 0)
+    return ProfileError(message, source.shown(_path), line, keys[-1])
 
 
 def parametrize(system):

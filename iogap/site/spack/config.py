@@ -2,8 +2,10 @@
 this build keeping every Spack write in the build directory, with a site's
 mirror (IOGAP_SPACK_MIRROR) and build cache (IOGAP_SPACK_BUILDCACHE).'''
 
+import difflib
 import os
 
+import jsonschema
 import yaml
 
 from iogap.site.spack import own
@@ -75,3 +77,60 @@ def write(path):
             'repos', [])]
     with open(os.path.join(path, 'spack.yaml'), 'w') as fp:
         yaml.safe_dump(manifest, fp, sort_keys=False)
+
+
+#: The sections of a Spack scope (``name:`` overrides the scopes below)
+SECTIONS = ('bootstrap', 'cdash', 'ci', 'compilers', 'concretizer', 'config',
+            'definitions', 'develop', 'env_vars', 'include', 'mirrors',
+            'modules', 'packages', 'repos', 'toolchains', 'upstreams', 'view')
+_MAP = {'type': 'object'}
+#: An overlay: Spack's sections, and the ``iogap_arch`` definition the
+#: roots of spack.yaml are built for
+OVERLAY = jsonschema.Draft7Validator({
+    'type': 'object', 'required': ['definitions'],
+    'additionalProperties': False,
+    'patternProperties': {f'^({"|".join(SECTIONS)}):?$': {}},
+    'properties': {
+        'packages': {'type': 'object', 'additionalProperties': _MAP},
+        'definitions': {'type': 'array', 'items': _MAP, 'contains': {
+            'required': ['iogap_arch']}}}})
+
+
+def check_overlay(path):
+    '''Refuse an overlay that is not text, not YAML, empty or not in the
+    schema: ``(message, line)`` of its first problem, or ``None``.'''
+    try:
+        with open(path, encoding='utf-8') as fp:
+            text = fp.read()
+        data = yaml.safe_load(text)
+    except (OSError, UnicodeDecodeError) as err:
+        return f'cannot be read as text ({getattr(err, "strerror", err)})', 0
+    except yaml.YAMLError as err:
+        mark = getattr(err, 'problem_mark', None)
+        said = getattr(err, 'problem', None) or str(err).splitlines()[0]
+        return f'not YAML: {said}', mark.line + 1 if mark else 0
+    if data is None:
+        return 'is empty (spack external find writes one)', 0
+    if isinstance(data, dict):
+        data = {str(k): v for k, v in data.items()}
+    for err in sorted(OVERLAY.iter_errors(data), key=lambda e: (
+            e.validator != 'additionalProperties', str(e))):
+        key = '.'.join(map(str, err.absolute_path))
+        if err.validator == 'additionalProperties':
+            key = sorted(k for k in data if k.rstrip(':') not in SECTIONS)[0]
+            close = difflib.get_close_matches(key, SECTIONS, 1)
+            hint = f'did you mean {close[0]!r}? ' if close else ''
+            return (f'unknown key {key!r} ({hint}Spack\'s sections: '
+                    f'{", ".join(SECTIONS)})'), _line(text, key)
+        if err.validator in ('contains', 'required'):
+            return ('definitions: no iogap_arch (the roots of spack.yaml '
+                    'are built for it)'), _line(text, 'definitions')
+        return (f'{key or "the file"}: {err.message}',
+                _line(text, key.split('.')[0]))
+    return None
+
+
+def _line(text, key):
+    '''The line of ``text`` where the top-level ``key`` starts.'''
+    return next((n for n, line in enumerate(text.splitlines(), 1)
+                 if key and line.startswith(f'{key}:')), 0)
