@@ -1,21 +1,14 @@
 '''``iogap profile onboard <system> --budget H``: a new site from
 nothing to its first baseline within a budget of node-hours.
 
-It writes the profile where there is none (``new``), selects the cases of
-the first baseline (``--select``, the plain direct dd and OSU latency by
-default), leaves out those whose tools are missing, saying why, and prices
-the rest with the planner's cost model (:mod:`iogap.plan.cost`, calibrated
-on the runs the results database holds) at each size of dd's ladder and
-each number of runs: the largest size and the most runs that fit the
-budget, since the spread that decides whether a figure is judged shrinks
-with both. It prints the cost before starting and refuses a budget that
-the smallest baseline exceeds. The size chosen goes into the profile
-(``dd_count``), so that every night runs at the size of its references.
-Then it runs the baseline, re-baselines, runs further rounds of the cases
-left too noisy while the budget left buys them, each priced at what the
-rounds before took, keeps the reference that judges the most figures, and
-says what cannot be judged at this budget; ``--night`` also runs the first
-judged night. ``--dry-run`` prints the price and runs and writes nothing.
+It writes the profile if there is none, leaves out the baseline's cases
+(``--select``) whose tools are missing, saying why, prices the rest at each
+dd size and number of runs (:mod:`iogap.plan.cost`, calibrated on measured
+runs) and takes the largest size, then the most runs, within the budget.
+It runs the baseline in rounds (more runs of the cases left too noisy while
+the budget buys them), keeps the reference that judges the most figures,
+and with ``--night`` runs the first judged night. ``--dry-run`` prints the
+price and runs and writes nothing.
 '''
 
 import os
@@ -50,27 +43,23 @@ def set_dd_count(path, count):
     '''Write ``dd_count`` into every partition of the profile at ``path``.'''
     with open(path) as fp:
         text = fp.read()
-    if re.search(r"'dd_count': *\d+", text):
-        text = re.sub(r"'dd_count': *\d+", f"'dd_count': {count}", text)
-    else:
-        text = re.sub(r"\n( *)'extras': \{\n", lambda m: (
-            f"{m[0]}{m[1]}    'dd_count': {count},  # chosen by onboard\n"),
-            text)
+    text = re.sub(r"'dd_count': *\d+", f"'dd_count': {count}", text) if \
+        re.search(r"'dd_count': *\d+", text) else re.sub(
+            r"\n( *)'extras': \{\n", lambda m: f"{m[0]}{m[1]}    'dd_count': "
+            f"{count},  # chosen by onboard\n", text)
     with open(path, 'w') as fp:
         fp.write(text)
 
 
 def reframe(system, *args, limit=None, **kwargs):
-    '''Run reframe on ``system`` here, stopped (SIGTERM: ReFrame cancels
-    its jobs) after ``limit`` seconds; ``(process, wall seconds, whether
-    it was stopped)``.'''
-    cmd = [os.path.join(os.path.dirname(sys.executable), 'reframe'), '-C',
-           'reframe_config.py', '--system', system, *args]
-    start = time.monotonic()
-    proc = subprocess.Popen(cmd, cwd=ROOT, text=True, **kwargs)
+    '''``(process, wall seconds, stopped)`` of reframe run here on
+    ``system``, stopped after ``limit`` s (SIGTERM: it cancels its jobs).'''
+    start, stopped = time.monotonic(), False
+    rfm = os.path.join(os.path.dirname(sys.executable), 'reframe')
+    proc = subprocess.Popen([rfm, '-C', 'reframe_config.py', '--system',
+                             system, *args], cwd=ROOT, text=True, **kwargs)
     try:
         proc.stdout_text = proc.communicate(timeout=limit)[0]
-        stopped = False
     except subprocess.TimeoutExpired:
         proc.terminate()
         proc.stdout_text, stopped = proc.communicate()[0], True
@@ -135,12 +124,11 @@ def usable(system, say, found):
                         f'(nor in a Spack view: IOGAP_SPACK_VIEW)'
                         for (n, p), ts in tools.items() for t in ts
                         if p == part['name'] and t in lacking})
-    gone = {c.select for c in found.values() if (c.name, c.partition) in why}
-    for case in found.values():
-        if (case.name, case.partition) in why:
-            say(f'left out {case.name} on {case.partition}: '
-                f'{why[case.name, case.partition]}')
-    return {k: c for k, c in found.items() if c.select not in gone}
+    gone = [c for c in found.values() if (c.name, c.partition) in why]
+    for c in gone:
+        say(f'left out {c.name} on {c.partition}: {why[c.name, c.partition]}')
+    return {k: c for k, c in found.items()
+            if c.select not in {g.select for g in gone}}
 
 
 def kept(system, found, best, number, say):
@@ -159,38 +147,30 @@ def kept(system, found, best, number, say):
         return count, unjudged, (count, fp.read(), number)
 
 
-def rounds(args, say, out, found, point):
-    '''The baseline in rounds within the budget: every case, then, while
-    figures are too noisy to judge and the budget left buys it, more runs
-    of their cases, priced at what their runs took and re-baselined over
-    all the runs; the reference that judged the most is kept.
-    ``(figures judged, [unjudged (figure, reason)])``.'''
+def rounds(args, say, out, db, found, point):
+    '''The baseline in rounds within the budget: every case, then more
+    runs of those left too noisy while the budget left buys them at what
+    their runs took, re-baselined over all; ``(judged, [unjudged])``.'''
     # One job at a time, so that node-hours are the jobs' own and the
     # budget holds: each round stopped when the widest case would exceed it
     widest = max(c.nodes for c in cost.costs(found).values())
-    db = os.environ.get('IOGAP_RESULTS_DB') or os.path.join(out, 'results.db')
     reports, used, todo = [], 0.0, found
     repeat, planned, best = point[1], point[2], None
     for number in range(1, pricing.ROUNDS + 1):
-        name = 'baseline' + (f'-{number}' if number > 1 else '')
-        reports.append(os.path.join(out, 'reports',
-                                    f'{name}-{args.system}.json'))
+        reports.append(os.path.join(out, 'reports', 'baseline' + (
+            f'-{number}' if number > 1 else '') + f'-{args.system}.json'))
         proc, took, stopped = reframe(
             args.system, *selected(todo), '--repeat', str(repeat),
             '--report-file', reports[-1], '--exec-policy=serial', '-r',
             limit=(args.budget - used) * 3600 / widest)
-        if stopped:
-            say(f'the baseline was stopped at the budget ({args.budget:g} '
-                f'node-hours) after {took:.0f} s: what it measured is '
-                f'baselined')
         if not os.path.exists(reports[-1]):
             raise IogapError(f'the baseline wrote no run report (reframe '
                              f'exit {proc.returncode}); nothing was '
                              f're-baselined')
-        if proc.returncode:
-            say(f'some cases of the baseline failed (reframe exit '
-                f'{proc.returncode}): only the figures measured are '
-                f'baselined')
+        if stopped or proc.returncode:
+            say((f'the baseline was stopped at the budget after {took:.0f}'
+                 f' s' if stopped else f'some cases failed (reframe exit '
+                 f'{proc.returncode})') + ': what it measured is baselined')
         used += spent(reports[-1])
         say(f'baseline round {number} ran in {took:.0f} s: planned '
             f'{planned:.3g} node-hours, spent {spent(reports[-1]):.3g}; '
@@ -208,15 +188,12 @@ def rounds(args, say, out, found, point):
             break
         repeat, planned = pricing.more_runs(
             todo, point[0], args.budget - used, cost.measured(db, args.system))
+        say(f'round {number + 1}: {repeat or pricing.MORE_RUNS[0]} more '
+            f'runs of the {len(todo)} case(s) too noisy to judge would take '
+            f'{planned:.3g} node-hours (their runs\' time) of the '
+            f'{args.budget - used:.3g} left' + ('' if repeat else ': none'))
         if not repeat:
-            say(f'{len(todo)} case(s) still too noisy: a further round '
-                f'({pricing.MORE_RUNS[0]} runs) would take {planned:.3g} '
-                f'node-hours, more than the {args.budget - used:.3g} left')
             break
-        say(f'round {number + 1}: {repeat} more runs of the {len(todo)} '
-            f'case(s) with figures too noisy to judge, {planned:.3g} '
-            f'node-hours planned (their runs\' time) of the '
-            f'{args.budget - used:.3g} left')
     for what, why in unjudged:
         say(f'  unjudged {what}: {why}')
     return count, unjudged
@@ -234,7 +211,7 @@ def onboard(args):
                          f'the baseline with, and writing one runs a job on '
                          f'a node of each partition: iogap profile new '
                          f'{args.system} first; nothing was run or written')
-    if not os.path.exists(path):
+    elif not os.path.exists(path):
         generate.write(args)
     out = output_dir([], os.environ, os.path.join(ROOT, 'output'))
     db = os.environ.get('IOGAP_RESULTS_DB') or os.path.join(out, 'results.db')
@@ -251,7 +228,7 @@ def onboard(args):
         return
     set_dd_count(path, point[0])
     say(f'{path}: dd_count={point[0]} (nights run at the baseline\'s size)')
-    count, unjudged = rounds(args, say, out, found, point)
+    count, unjudged = rounds(args, say, out, db, found, point)
     bigger = sorted((p for p in points if p[:2] > point[:2]),
                     key=lambda p: p[2])
     if unjudged and bigger:

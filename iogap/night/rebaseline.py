@@ -1,22 +1,12 @@
-'''Re-baseline a system's references from its own runs.
-
-    reframe -C reframe_config.py -r --repeat 5
-    iogap rebaseline output/reports/run-report-*.json
-
-Every figure the runs measured gets an absolute reference whose band comes
-from its measured spread (iogap.judge.noise); ratios are refreshed
-the same way (fits, tests over a sweep, are left alone); figures too noisy to judge are listed under
-``unjudged``. Entries set by hand (provenance not starting with
-``baseline``) are kept unless ``--force``. The diff is printed (``--patch
-FILE`` also writes it as a patch ``git apply`` takes from the repository
-root, each figure it changes said first with why); the new file is
-validated before it is written, and ``--dry-run`` writes nothing.
-
-A figure that failed its reference in the runs is never re-baselined (nor
-moved to ``unjudged``): a regression stays one. ``unjudged`` entries for
-figures the runs did not measure are kept. For each figure left unjudged,
-what would let it be judged (more repetitions, a larger size) and its
-cost in the plan's model is said (iogap.plan.judgeable).
+'''Re-baseline a system's references from its own runs
+(``iogap rebaseline output/reports/run-report-*.json``): each figure
+measured gets a band from its spread (iogap.judge.noise), ratios likewise
+(fits are left alone); figures too noisy go under ``unjudged`` with what
+would let them be judged (iogap.plan.judgeable). Hand-set entries are kept
+unless ``--force``; a figure that failed its reference never moves. The
+file is edited where it changes, so the diff (``--patch FILE`` for ``git
+apply``, each change said first) shows only that; ``--dry-run`` writes
+nothing.
 '''
 
 import datetime
@@ -55,60 +45,58 @@ def dump(data, flow=False):
                      default_flow_style=None if flow else False)
 
 
-def _pair(key, value, indent, first):
-    '''``key: value`` as lines, its collections inline, the first line
-    starting with ``first``.'''
-    text = dump({key: value}, flow=isinstance(value, (dict, list)))
-    text = text.splitlines(True)
-    return [first + text[0]] + [' ' * indent + t for t in text[1:]]
-
-
 def _plain(data):
     return json.loads(json.dumps(data))
 
 
 def _ident(entry):
     '''What makes an entry of a section the one it is.'''
-    if isinstance(entry, dict) and 'name' in entry:
-        return entry['name']
-    if isinstance(entry, dict) and {'test', 'var'} <= set(entry):
-        return meaning.entry_key(entry)
+    if isinstance(entry, dict) and ('name' in entry or 'var' in entry):
+        return entry.get('name') or meaning.entry_key(entry)
     return json.dumps(entry, sort_keys=True)
 
 
-def _spans(lines, nodes, end):
-    '''The lines of each node, up to the next one's (comments with it).'''
-    starts = [n.start_mark.line for n in nodes] + [end]
-    return [(starts[i], starts[i + 1]) for i in range(len(nodes))]
+def _pair(key, value, col, first):
+    '''``key: value``, collections inline, its first line after ``first``.'''
+    text = dump({key: value}, isinstance(value, (dict, list)))
+    text = text.splitlines(True)
+    return [first + text[0]] + [' ' * col + t for t in text[1:]]
 
 
 def _mapping(lines, lo, hi, node, old, new):
-    '''A mapping's lines, a changed key's dumped in place of its own.'''
-    out = lines[lo:node.value[0][0].start_mark.line]
-    keys = [k for k, _ in node.value]
-    for (a, b), k in zip(_spans(lines, keys, hi), keys):
-        col = k.start_mark.column
-        if k.value not in new:
+    '''A block mapping's ``lines`` holding ``new``: a key that did not
+    change keeps its own (comments too), a list is edited entry by entry,
+    the rest is dumped in place.'''
+    starts = [k.start_mark.line for k, _ in node.value] + [hi]
+    out = lines[lo:starts[0]]
+    for (k, v), a, b in zip(node.value, starts, starts[1:]):
+        key, col = k.value, k.start_mark.column
+        if key not in new:
             continue
-        if new[k.value] == old.get(k.value):
+        if new[key] == old.get(key):
             out += lines[a:b]
-            continue
-        out += _pair(k.value, new[k.value], col, lines[a][:col])
+        elif not getattr(v, 'flow_style', True) and v.value and \
+                type(new[key]) is type(old[key]):
+            out += (_section if isinstance(v, yaml.SequenceNode) else
+                    _mapping)(lines, a, b, v, old[key], new[key])
+        else:
+            out += _pair(key, new[key], col, lines[a][:col])
     return out + [t for k, v in new.items() if k not in old
                   for t in _pair(k, v, col, ' ' * col)]
 
 
 def _section(lines, lo, hi, node, old, new):
-    '''A list's lines: entries that did not change as they were.'''
-    spans = list(zip(_spans(lines, node.value, hi), node.value, old))
-    out = lines[lo:spans[0][0][0]]
+    '''A list's ``lines`` holding ``new``: its entries by identity kept,
+    edited or dumped.'''
+    starts = [n.start_mark.line for n in node.value] + [hi]
+    spans = list(zip(starts, starts[1:], node.value, old))
+    out = lines[lo:starts[0]]
     for entry in new:
-        found = [s for s in spans if _ident(s[2]) == _ident(entry)]
-        if not found:
-            out += dump([entry]).splitlines(True)
-            continue
-        spans.remove(found[0])
-        (a, b), item, was = found[0]
+        found = next((s for s in spans if _ident(s[3]) == _ident(entry)),
+                     None)
+        a, b, item, was = found or (0, 0, None, None)
+        if found:
+            spans.remove(found)
         if was == entry:
             out += lines[a:b]
         elif isinstance(item, yaml.MappingNode) and not item.flow_style:
@@ -119,37 +107,19 @@ def _section(lines, lo, hi, node, old, new):
 
 
 def edited(text, new):
-    '''``new`` written over the reference file's ``text``: what did not
-    change keeps its lines, comments and hand formatting, so that the
-    diff shows only what changed; else the whole file dumped.'''
-    text = text if text.endswith('\n') or not text else text + '\n'
-    lines = text.splitlines(True)
-    header = ''.join(l for l in lines if l.startswith('#'))
+    '''``new`` over the reference file's ``text``, edited where it
+    changed, comments and hand formatting kept (a diff a site reviews);
+    else dumped whole.'''
+    lines = (text + '\n' * (not text.endswith('\n'))).splitlines(True)
     try:
         root, old = yaml.compose(text), _plain(yaml.safe_load(text))
-    except yaml.YAMLError:
-        root = None
-    if not isinstance(root, yaml.MappingNode) or not root.value:
-        return header + dump(new)
-    out = lines[:root.value[0][0].start_mark.line]
-    for (a, b), (k, v) in zip(_spans(lines, [k for k, _ in root.value],
-                                     len(lines)), root.value):
-        if k.value not in new:
-            continue
-        if new[k.value] == old[k.value]:
-            out += lines[a:b]
-        elif isinstance(v, yaml.SequenceNode) and v.value and \
-                isinstance(new[k.value], list):
-            out += _section(lines, a, b, v, old[k.value], new[k.value])
-        else:
-            out += dump({k.value: new[k.value]}).splitlines(True)
-    out += [dump({k: v}) for k, v in new.items() if k not in old]
-    try:
-        if _plain(yaml.safe_load(''.join(out))) == _plain(new):
-            return ''.join(out)
+        if isinstance(root, yaml.MappingNode) and root.value:
+            out = ''.join(_mapping(lines, 0, len(lines), root, old, new))
+            if _plain(yaml.safe_load(out)) == _plain(new):
+                return out
     except yaml.YAMLError:
         pass
-    return header + dump(new)
+    return ''.join(l for l in lines if l.startswith('#')) + dump(new)
 
 
 def rebaseline(paths, dry_run=False, force=False, patch=None):
@@ -173,9 +143,10 @@ def _rebaseline(reports, system, dry_run, force, patch):
         old_text = open(path).read() if os.path.exists(path) else ''
         data = _plain(yaml.safe_load(old_text) or {})
         data.setdefault('system', system)
+        runs = ','.join(r['session_info'].get('uuid', '?')[:8]
+                        for r in reports)
         stamp = (f'baseline {datetime.date.today()} '
-                 f'host={socket.gethostname()} runs='
-                 f'{",".join(r["session_info"].get("uuid", "?")[:8] for r in reports)}')
+                 f'host={socket.gethostname()} runs={runs}')
         old_data = _plain(data)
         # a regression is never re-baselined: its values are left out
         kept = baselinediff.failed(reports)

@@ -30,8 +30,6 @@ _spanned = None
 _omitted = []
 #: The environment variables the loaded profile reads (its ENVIRONMENT)
 _environment = []
-#: What a load said of the profile, said once a process
-_said = set()
 
 #: Job options every Slurm job of a partition gets from its extras, or the
 #: environment variable that overrides them
@@ -84,20 +82,16 @@ def read(stem, path, environ):
     schema.validate_file(path, module)
     fragment = copy.deepcopy(module['site_configuration'])
     for system in fragment['systems']:
+        _checked(path, 'systems', schema.validate_system, system,
+                 fragment.get('environments', []))
+        for part in system['partitions']:
+            _checked(path, part['name'], schema.validate_partition,
+                     system['name'], part)
         if system['name'] != (GENERIC_SYSTEM if stem == GENERIC else stem):
             raise ProfileError(f'defines system {system["name"]!r}; the file '
                                f'must be named after its system',
                                source.shown(path),
                                source.key_line(path, system['name']))
-        for check, *args in [(schema.validate_system, system)] + [
-                (schema.validate_partition, system['name'], part)
-                for part in system['partitions']]:
-            try:
-                check(*args)
-            except ProfileError as err:
-                raise err.at(source.shown(path), source.key_line(
-                    path, err.key) or source.key_line(
-                        path, args[-1]['name'])) from None
         for part in system['partitions']:
             extras = part.setdefault('extras', {})
             for key in schema.EXTRAS:
@@ -108,21 +102,33 @@ def read(stem, path, environ):
         list(module.get('ENVIRONMENT', []))
 
 
+def _checked(path, name, check, *args):
+    '''``check(*args)``, its error placed at its key's line in ``path``
+    (else at ``name``'s).'''
+    try:
+        check(*args)
+    except ProfileError as err:
+        raise err.at(source.shown(path), source.key_line(path, err.key) or
+                     source.key_line(path, name)) from None
+
+
 def _core_spec(path, system, part):
     '''No core-spec variant where it would leave the job no core: said
-    once, with the reason (else its cases would silently be none).'''
+    once, with the reason, never silently none.'''
     proc, reserved = part['processor'], part['extras']['core_spec_cores']
     cores = proc['num_cpus'] // proc['num_cpus_per_core']
     if 'corespec' in part['features'] and reserved >= cores:
         part['features'].remove('corespec')
-        line = source.key_line(path, 'core_spec_cores') or 0
-        said = (f'iogap: {source.shown(path)}:{line}: system {system}, '
-                f'partition {part["name"]}: no core-spec variant: '
-                f'extras.core_spec_cores ({reserved}) leaves none of the '
-                f'node\'s {cores} cores to the job')
-        if said not in _said:
-            _said.add(said)
-            print(said, file=sys.stderr)
+        _once(f'iogap: {source.shown(path)}:'
+              f'{source.key_line(path, "core_spec_cores") or 0}: system '
+              f'{system}, partition {part["name"]}: no core-spec variant: '
+              f'extras.core_spec_cores ({reserved}) leaves none of the '
+              f'node\'s {cores} cores to the job')
+
+
+@functools.lru_cache(maxsize=None)
+def _once(said):
+    print(said, file=sys.stderr)
 
 
 def load(argv, environ):

@@ -11,12 +11,11 @@ from iogap.site.selection import system_args
 
 #: Node states (sinfo %T, less a trailing flag) in which jobs can run
 _USABLE = ('idle', 'allocated', 'mixed', 'completing', 'reserved', 'planned')
-
 #: A partition option of ``access`` (``-p a,b``, ``--partition=a``)
 _PARTITION = re.compile(r'^(?:-p\s*|--partition[=\s])(\S+)$')
 
 
-def _ask(cmd):
+def _ask(*cmd):
     '''A Slurm client's run, or one line saying it could not start.'''
     try:
         return subprocess.run(cmd, capture_output=True, text=True,
@@ -29,7 +28,7 @@ def check_slurm():
     '''Stop when the controller does not answer: each submission would wait
     for it in turn.'''
     try:
-        proc = _ask(['scontrol', 'ping'])
+        proc = _ask('scontrol', 'ping')
         status, out = proc.returncode, proc.stdout + proc.stderr
     except IogapError as err:
         status, out = 1, str(err)
@@ -63,59 +62,51 @@ def check_nodes(partitions):
     '''Stop when a Slurm partition of the run has no node, or a node of one
     is down, drained or not responding, naming it: its jobs would wait for
     it or die on it; then check the loaded profile against Slurm.'''
-    out = _ask(['sinfo', '-h', '-N', '-p', ','.join(partitions), '-o',
-                '%N|%R|%T|%E|%c']).stdout if partitions else ''
+    out = _ask('sinfo', '-h', '-N', '-p', ','.join(partitions), '-o',
+               '%N|%R|%T|%E|%c').stdout if partitions else ''
     bad, cpus = {}, {}
     for line in out.splitlines():
         node, part, state, reason, ncpus = (line.split('|') + [''] * 4)[:5]
-        if ncpus.isdigit():
-            cpus[part] = min(cpus.get(part, int(ncpus)), int(ncpus))
+        cpus[part] = min(cpus.get(part, 1 << 30), int(ncpus or 1 << 30))
         if state.rstrip('*~#!%$@^-').lower() not in _USABLE or \
                 state.endswith('*'):
             why = f' ({reason})' if reason and reason != 'none' else ''
             bad.setdefault(node, [state.lower(), why, []])[2].append(part)
     for name in (p for p in partitions if p not in cpus):
-        have = _ask(['sinfo', '-h', '-o', '%R']).stdout.split()
+        have = ', '.join(_ask('sinfo', '-h', '-o', '%R').stdout.split())
         raise _wrong(lambda p: name in named(p), f'access: Slurm has no '
-                     f'partition {name!r} with nodes (sinfo: '
-                     f'{", ".join(have) or "none"})', f'-p {name}', 'access')
+                     f'partition {name!r} with nodes (sinfo: {have or "none"}'
+                     f')', f'-p {name}', 'access')
     if bad:
         said = '; '.join(f'node {n} of partition {", ".join(parts)} is '
                          f'{state}{why}' for n, (state, why, parts) in
                          sorted(bad.items()))
         raise IogapError(f'{said}: its jobs cannot run (scontrol update '
                          f'nodename=<node> state=resume, once it is back)')
-    _as_slurm_says(cpus)
-
-
-def _as_slurm_says(cpus):
-    '''Refuse CPUs a partition's nodes lack and an MPI plugin srun lacks.'''
     system = profile.current() or {'partitions': []}
-    for part in system['partitions']:
-        for name in named(part):
-            have, want = cpus.get(name), part['processor']['num_cpus']
-            if have and want > have:
-                raise _wrong(lambda p, part=part: p is part, f'processor.'
-                             f'num_cpus: {want}, but the nodes of Slurm '
-                             f'partition {name} have {have} (sinfo %c)',
-                             'num_cpus')
+    for part, name in [(p, n) for p in system['partitions']
+                       for n in named(p) if n in cpus]:
+        if part['processor']['num_cpus'] > cpus[name]:
+            raise _wrong(lambda p: p is part, f'processor.num_cpus: '
+                         f'{part["processor"]["num_cpus"]}, but the nodes '
+                         f'of Slurm partition {name} have {cpus[name]} '
+                         f'(sinfo %c)', 'num_cpus')
     mpi = {p['extras'].get('mpi_type') for p in system['partitions']
            if p.get('launcher') == 'srun'} - {None}
-    if mpi:
-        out = _ask(['srun', '--mpi=list']).stdout
-        plugins = set(re.findall(r'^\s*(\w+)\s*$|(pmix_v\d+)', out, re.M))
-        plugins = {n for pair in plugins for n in pair}
-        for want in sorted(mpi - plugins):
-            raise _wrong(lambda p: p['extras'].get('mpi_type') == want,
-                         f'extras.mpi_type: srun has no MPI plugin {want!r} '
-                         f'(srun --mpi=list: '
-                         f'{", ".join(sorted(plugins - {""}))})', 'mpi_type')
+    plugins = set(re.findall(r'^\s*(\w+)\s*$|\b(pmix_v\d+)\b', _ask(
+        'srun', '--mpi=list').stdout, re.M)) if mpi else ()
+    plugins = {n for pair in plugins for n in pair if n}
+    for want in sorted(mpi - plugins):
+        raise _wrong(lambda p: p['extras'].get('mpi_type') == want,
+                     f'extras.mpi_type: srun has no MPI plugin {want!r} '
+                     f'(srun --mpi=list: {", ".join(sorted(plugins))})',
+                     'mpi_type')
 
 
 def _wrong(which, message, *keys):
     '''The loaded profile's mistake in the first partition ``which``
     takes: one line naming its file, partition and key.'''
-    system = profile.current() or {'name': '?', 'partitions': []}
-    part = next((p for p in system['partitions'] if which(p)), {'name': '?'})
+    system = profile.current()
+    part = next(p for p in system['partitions'] if which(p))
     return profile.mistake(f'system {system["name"]}, partition '
                            f'{part["name"]}: {message}', *keys)

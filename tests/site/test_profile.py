@@ -106,8 +106,8 @@ MISTAKES = [
     (broken(processor={'num_sockets': None}), "processor.num_sockets: None "
      "is not of type 'integer'"),
     (broken(features=['spack'], spack_env='/s', spack_overlay='nosuch'),
-     'extras.spack_overlay: no overlay systems/spack/nosuch.yaml (write it '
-     'with `spack external find`'),
+     'extras.spack_overlay: systems/spack/nosuch.yaml: no such overlay '
+     '(write it with `spack external find`'),
     (broken(features=['spack'], spack_env='/s'), "feature +spack needs "
      "extras['spack_overlay']"),
     (broken(cpu_bind_options=[]), "feature +cpubind needs "
@@ -129,7 +129,7 @@ MISTAKES = [
     (broken(processor={'num_sockets': 2}), 'processor.num_cpus: 4, but 2 '
      'socket(s) x 4 CPUs are 8'),
     (broken(processor={'num_cpus_per_core': 3}), 'processor.num_cpus_per_'
-     'core: 3 CPUs a core do not divide the 4 of a socket'),
+     'core: 3 does not divide the 4 CPUs of a socket'),
     # A local partition's node is this host
     (broken(scheduler='local', processor={
         'num_cpus': 4096, 'num_cpus_per_socket': 4096}),
@@ -199,6 +199,9 @@ def systems_with(tmp_path, monkeypatch, text):
      "unknown key 'descrr' (did you mean 'descr'?"),
     ("partition['featurs'] = ['mpi']\n", "system anyhost, partition "
      "default: unknown key 'featurs'"),
+    ("site_configuration['environments'] = [{'name': 'builtin', 'featurs': "
+     "['tools']}]\n", "environment builtin: unknown key 'featurs' (did you "
+     "mean 'features'?"),
 ])
 def test_a_system_mistake_names_its_file_and_line(tmp_path, monkeypatch,
                                                   text, message):

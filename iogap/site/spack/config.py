@@ -83,7 +83,6 @@ def write(path):
 SECTIONS = ('bootstrap', 'cdash', 'ci', 'compilers', 'concretizer', 'config',
             'definitions', 'develop', 'env_vars', 'include', 'mirrors',
             'modules', 'packages', 'repos', 'toolchains', 'upstreams', 'view')
-_MAP = {'type': 'object'}
 #: An overlay: Spack's sections, and the ``iogap_arch`` definition the
 #: roots of spack.yaml are built for
 OVERLAY = jsonschema.Draft7Validator({
@@ -91,14 +90,15 @@ OVERLAY = jsonschema.Draft7Validator({
     'additionalProperties': False,
     'patternProperties': {f'^({"|".join(SECTIONS)}):?$': {}},
     'properties': {
-        'packages': {'type': 'object', 'additionalProperties': _MAP},
-        'definitions': {'type': 'array', 'items': _MAP, 'contains': {
-            'required': ['iogap_arch']}}}})
+        'packages': {'type': 'object',
+                     'additionalProperties': {'type': 'object'}},
+        'definitions': {'type': 'array', 'contains': {
+            'type': 'object', 'required': ['iogap_arch']}}}})
 
 
 def check_overlay(path):
-    '''Refuse an overlay that is not text, not YAML, empty or not in the
-    schema: ``(message, line)`` of its first problem, or ``None``.'''
+    '''``(problem, line)`` of an overlay that is not text, not YAML, empty
+    or not of the schema, else ``None``.'''
     try:
         with open(path, encoding='utf-8') as fp:
             text = fp.read()
@@ -107,12 +107,14 @@ def check_overlay(path):
         return f'cannot be read as text ({getattr(err, "strerror", err)})', 0
     except yaml.YAMLError as err:
         mark = getattr(err, 'problem_mark', None)
-        said = getattr(err, 'problem', None) or str(err).splitlines()[0]
-        return f'not YAML: {said}', mark.line + 1 if mark else 0
+        return (f'not YAML: {getattr(err, "problem", None) or err}'.split(
+            '\n')[0], mark.line + 1 if mark else 0)
     if data is None:
         return 'is empty (spack external find writes one)', 0
-    if isinstance(data, dict):
-        data = {str(k): v for k, v in data.items()}
+    data = {str(k): v for k, v in data.items()} if isinstance(
+        data, dict) else data
+    line = lambda key: next((n for n, l in enumerate(
+        text.splitlines(), 1) if key and l.startswith(f'{key}:')), 0)
     for err in sorted(OVERLAY.iter_errors(data), key=lambda e: (
             e.validator != 'additionalProperties', str(e))):
         key = '.'.join(map(str, err.absolute_path))
@@ -121,16 +123,9 @@ def check_overlay(path):
             close = difflib.get_close_matches(key, SECTIONS, 1)
             hint = f'did you mean {close[0]!r}? ' if close else ''
             return (f'unknown key {key!r} ({hint}Spack\'s sections: '
-                    f'{", ".join(SECTIONS)})'), _line(text, key)
+                    f'{", ".join(SECTIONS)})', line(key))
         if err.validator in ('contains', 'required'):
             return ('definitions: no iogap_arch (the roots of spack.yaml '
-                    'are built for it)'), _line(text, 'definitions')
-        return (f'{key or "the file"}: {err.message}',
-                _line(text, key.split('.')[0]))
+                    'are built for it)', line('definitions'))
+        return f'{key or "the file"}: {err.message}', line(key.split('.')[0])
     return None
-
-
-def _line(text, key):
-    '''The line of ``text`` where the top-level ``key`` starts.'''
-    return next((n for n, line in enumerate(text.splitlines(), 1)
-                 if key and line.startswith(f'{key}:')), 0)
