@@ -74,7 +74,7 @@ def check_nodes(partitions):
             bad.setdefault(node, [state.lower(), why, []])[2].append(part)
     for name in (p for p in partitions if p not in cpus):
         have = ', '.join(_ask('sinfo', '-h', '-o', '%R').stdout.split())
-        raise _wrong(lambda p: name in named(p), f'access: Slurm has no '
+        raise _wrong(lambda p, n=name: n in named(p), f'access: Slurm has no '
                      f'partition {name!r} with nodes (sinfo: {have or "none"}'
                      f')', f'-p {name}', 'access')
     if bad:
@@ -87,7 +87,7 @@ def check_nodes(partitions):
     for part, name in [(p, n) for p in system['partitions']
                        for n in named(p) if n in cpus]:
         if part['processor']['num_cpus'] > cpus[name]:
-            raise _wrong(lambda p: p is part, f'processor.num_cpus: '
+            raise _wrong(lambda p, q=part: p is q, f'processor.num_cpus: '
                          f'{part["processor"]["num_cpus"]}, but the nodes '
                          f'of Slurm partition {name} have {cpus[name]} '
                          f'(sinfo %c)', 'num_cpus')
@@ -97,7 +97,7 @@ def check_nodes(partitions):
         'srun', '--mpi=list').stdout, re.M)) if mpi else ()
     plugins = {n for pair in plugins for n in pair if n}
     for want in sorted(mpi - plugins):
-        raise _wrong(lambda p: p['extras'].get('mpi_type') == want,
+        raise _wrong(lambda p, w=want: p['extras'].get('mpi_type') == w,
                      f'extras.mpi_type: srun has no MPI plugin {want!r} '
                      f'(srun --mpi=list: {", ".join(sorted(plugins))})',
                      'mpi_type')

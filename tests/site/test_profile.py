@@ -328,7 +328,8 @@ def test_a_new_site_is_one_file_in_systems_and_one_in_reference(tmp_path):
                          'DDSingleStream|DDFrequencySweep|RatioCheck',
                          '--dry-run'],
         cwd=repo, capture_output=True, text=True, timeout=300,
-        env=dict(os.environ, IOGAP_OUTPUT=str(out), RFM_COLORIZE='n'))
+        env=dict(os.environ, IOGAP_OUTPUT=str(out), RFM_COLORIZE='n',
+                 IOGAP_HOME=str(repo)))
     run = Run(proc, str(out))
     assert proc.returncode == 0, run.stdout + proc.stderr
     scripts = run.job_scripts()
