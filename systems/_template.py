@@ -7,7 +7,9 @@ Otherwise copy it to systems/<system>.py (the file is named after the
 system), edit what is marked EDIT, add systems/spack/<overlay>.yaml for
 +spack partitions, and run `reframe -C reframe_config.py --system <system>
 -l`: the profile is checked when it loads, one line naming the partition,
-the key and the fix. Every extra and feature is in docs/reference/profile.md.
+the key and the fix; a run also checks `access`, `num_cpus` and `mpi_type`
+against Slurm before any job. Every extra and feature is in
+docs/reference/profile.md.
 
 Checks pick partitions by feature, never by name: give a partition only
 the features it can honour, and the extras each feature needs.

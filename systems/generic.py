@@ -84,6 +84,10 @@ partition = {
         'osu_collective_max_size': 2**16,
         'osu_iterations': 100,
         'osu_warmup': 10,
+        # What an OSU latency job of these sizes takes here, for the plan
+        # (26 jobs of two onboardings: 2.6-27 s, median 10 s; 60 s is a
+        # cluster's run at OSU's own iterations)
+        'plan_osu_seconds': 12,
         # IOR/mdtest: quick here, yet every direct/fsync byte reaches the
         # disk (4 KiB-aligned transfers) and each phase lasts long enough
         # to be timed (tens of ms)

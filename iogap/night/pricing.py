@@ -29,13 +29,15 @@ def matching(found, patterns):
         re.search(p, c.name.replace(' ', '')) for p in patterns)}
 
 
-def ladder(cases, most):
+def ladder(cases, most, history=None):
     '''``[(count, repeat, node-hours, seconds, bytes written)]`` of the
-    baseline at each dd count up to ``most`` and each number of runs.'''
+    baseline at each dd count up to ``most`` and each number of runs,
+    calibrated on the ``history`` of runs at the profile's own.'''
     points = []
     for count in sorted({c for c in COUNTS if c < most} | {most}):
         row = [0.0, 0.0, 0]
-        for one in cost.resized(cases, {'dd_count': count}).values():
+        for one in cost.resized(cases, {'dd_count': count},
+                                history).values():
             row = [row[0] + one.node_hours, row[1] + one.seconds,
                    row[2] + one.written]
         points += [(count, r, r * row[0], r * row[1], r * row[2])
@@ -66,11 +68,11 @@ def describe(point):
 MORE_RUNS, ROUNDS = (2, 3, 5), 3
 
 
-def more_runs(cases, count, left):
+def more_runs(cases, count, left, history=None):
     '''The most runs of ``MORE_RUNS`` of ``cases`` at dd ``count`` that
-    ``left`` node-hours buy, with their cost, or ``(0, cost of the
-    fewest)``.'''
-    one = sum(c.node_hours for c in cost.resized(cases, {'dd_count': count})
-              .values())
+    ``left`` node-hours buy at what their runs took (``history``), with
+    their cost, or ``(0, cost of the fewest)``.'''
+    one = sum(c.node_hours for c in cost.costs(
+        cases, extras={'dd_count': count}, history=history).values())
     fits = [r for r in MORE_RUNS if r * one <= left]
     return (fits[-1], fits[-1] * one) if fits else (0, MORE_RUNS[0] * one)

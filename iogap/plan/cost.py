@@ -84,9 +84,10 @@ def estimate(case):
 
 
 class Cost:
-    '''A case's nodes, bytes written and expected wall seconds.'''
+    '''A case's nodes, bytes written and expected wall seconds: its own
+    runs' median, else its estimate times ``factor`` (:func:`calibration`).'''
 
-    def __init__(self, case, history):
+    def __init__(self, case, history, factor=None):
         self.case = case
         self.nodes, self.tasks, self.written, _ = geometry(case)
         runs = history.get(case.history_key, [])[-LAST_RUNS:]
@@ -95,27 +96,53 @@ class Cost:
             self.how = f'measured: median of {len(runs)} run(s)'
         else:
             self.seconds, self.how = estimate(case)
+        if factor and not runs:
+            self.seconds *= factor[0]
+            self.how += (f', x {factor[0]:.2g} as measured over estimated '
+                         f'on {factor[1]} case(s) that ran')
 
     @property
     def node_hours(self):
         return self.nodes * self.seconds / 3600
 
 
-def costs(cases, db_path=None, system=None):
-    '''``{key: Cost}`` of ``cases`` (``{key: Case}``).'''
-    history = measured(db_path, system) if db_path else {}
-    return {key: Cost(case, history) for key, case in cases.items()}
+def calibration(cases, history):
+    '''``{(family, partition): (factor, cases)}``: the median of measured
+    over estimated seconds of the family's ``cases`` that ran there, for
+    those that never did (estimates run 3-5 times long on a small host).'''
+    found = {}
+    for case in cases.values():
+        runs = history.get(case.history_key, [])[-LAST_RUNS:]
+        if runs:
+            found.setdefault((case.family, case.partition), []).append(
+                statistics.median(runs) / estimate(case)[0])
+    return {k: (statistics.median(v), len(v)) for k, v in found.items()}
 
 
-def resized(cases, extras):
-    '''Estimated ``{key: Cost}`` of ``cases`` with other ``extras``.'''
-    out = {}
-    for key, case in cases.items():
-        case = copy.copy(case)
-        case.part = copy.copy(case.part)
-        case.part.extras = {**case.part.extras, **extras}
-        out[key] = Cost(case, {})
-    return out
+def costs(cases, db_path=None, system=None, extras=None, history=None):
+    '''``{key: Cost}`` of ``cases`` (``{key: Case}``), with other
+    ``extras`` if given; runs from ``history`` or the database.'''
+    history = history or (measured(db_path, system) if db_path else {})
+    factors = calibration(cases, history)
+    return {key: Cost(_with(case, extras), history, factors.get(
+        (case.family, case.partition))) for key, case in cases.items()}
+
+
+def resized(cases, extras, history=None):
+    '''Estimated ``{key: Cost}`` of ``cases`` with other ``extras``,
+    calibrated on the ``history`` of runs at their own.'''
+    factors = calibration(cases, history or {})
+    return {key: Cost(_with(case, extras), {}, factors.get(
+        (case.family, case.partition))) for key, case in cases.items()}
+
+
+def _with(case, extras):
+    if not extras:
+        return case
+    case = copy.copy(case)
+    case.part = copy.copy(case.part)
+    case.part.extras = {**case.part.extras, **extras}
+    return case
 
 
 def totals(costs):

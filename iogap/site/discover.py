@@ -81,7 +81,9 @@ def within_slurm(proc, nodes):
         return proc
     if not nodes or cpus >= proc['num_cpus']:
         return proc
-    sockets = max(1, min(sockets, cpus))
+    # sockets x CPUs a socket make num_cpus, as the profile's check asks
+    sockets = sockets if sockets and cpus % sockets == 0 else 1
+    threads = threads if (cpus // sockets) % max(threads, 1) == 0 else 1
     return dict(proc, num_cpus=cpus, num_cpus_per_core=threads,
                 num_sockets=sockets, num_cpus_per_socket=cpus // sockets)
 

@@ -2,14 +2,18 @@
 line naming system, partition and key), and docs/reference/profile.md.'''
 
 import difflib
+import functools
+import json
 import math
 import os
 
 import jsonschema
+import reframe
 
 import iogap
 from iogap.errors import ProfileError
 from iogap.site import source
+from iogap.site.spack.config import check_overlay
 from iogap.site.vocabulary import _STR_LIST, EXTRAS, FEATURES, POSITIVE
 
 # JSON's types: 1.2e6 is a float, not a clock in kHz; nan and inf are no
@@ -33,18 +37,7 @@ _CPUS = ['num_cpus', 'num_cpus_per_core', 'num_sockets', 'num_cpus_per_socket']
 _PROCESSOR = _Validator({'type': 'object', 'required': _CPUS,
                          'properties': {k: POSITIVE for k in _CPUS}})
 
-_NAME = {'type': 'string', 'minLength': 1}
-_NAMED = {'type': 'object', 'required': ['name'],
-          'properties': {'name': _NAME}}
-_PARTITION_SHAPE = {**_NAMED, 'properties': {
-    'name': _NAME, 'features': _STR_LIST, 'extras': {'type': 'object'},
-    'resources': {'type': 'array', 'items': _NAMED}}}
-_SYSTEM_SHAPE = {'type': 'object', 'required': ['name', 'partitions'],
-                 'properties': {'name': _NAME, 'partitions': {
-                     'type': 'array', 'minItems': 1,
-                     'items': _PARTITION_SHAPE}}}
-
-#: What this package reads of a system file before ReFrame checks it
+#: What this package reads of a system file (ReFrame's schema the rest)
 _FILE = _Validator({
     'type': 'object', 'required': ['site_configuration'],
     'properties': {
@@ -52,8 +45,8 @@ _FILE = _Validator({
         'site_configuration': {
             'type': 'object', 'required': ['systems'],
             'properties': {'systems': {'type': 'array', 'minItems': 1,
-                                       'maxItems': 1,
-                                       'items': _SYSTEM_SHAPE}}}}})
+                                       'maxItems': 1, 'items': {
+                                           'type': 'object'}}}}}})
 
 #: Where overlays live, and the command that writes a profile
 SPACK_DIR = os.path.join(iogap.HOME, 'systems', 'spack')
@@ -70,6 +63,8 @@ def _fix(err):
     if err.validator == 'type' and isinstance(value, float) and \
             value.is_integer() and 'integer' in str(err.validator_value):
         return f' (write the integer {int(value)})'
+    if err.validator == 'minItems' and 'env_vars' in err.absolute_path:
+        return ' (each is [name, value])'
     return ''
 
 
@@ -82,20 +77,54 @@ def _keys(err):
 def _schema_error(where, what, validator, data):
     for err in sorted(validator.iter_errors(data), key=str):
         keys, named = _keys(err)
+        inside = '.'.join(filter(None, [what, *keys]))
+        at = f'{where}: {inside}: ' if inside else f'{where}: '
         if err.validator == 'additionalProperties':
             known = err.schema.get('properties', {})
             unknown = sorted(set(err.instance) - set(known))[0]
             close = difflib.get_close_matches(unknown, known, 1)
             hint = f'did you mean {close[0]!r}? ' if close else ''
-            inside = '.'.join([what, *keys])
-            listed = 'docs/reference/profile.md' if inside == 'extras' else \
-                ', '.join(sorted(known))
-            raise ProfileError(f'{where}: {inside}: unknown key {unknown!r} '
-                               f'({hint}known keys: {listed})', key=unknown)
+            listed = 'docs/reference/profile.md' if inside == 'extras' \
+                else ', '.join(sorted(known))
+            raise ProfileError(f'{at}unknown key {unknown!r} ({hint}known '
+                               f'keys: {listed})', key=unknown)
 
-        raise ProfileError(f'{where}: {what}{"." if keys else ""}'
-                           f'{".".join(keys)}: {err.message}{_fix(err)}',
+        raise ProfileError(f'{at}{err.message}{_fix(err)}',
                            key=named or what)
+
+
+@functools.lru_cache(maxsize=None)
+def _reframe_schemas():
+    '''ReFrame's own schemas of a system and of a partition, stricter where
+    ReFrame takes a value that then fails inside it or hangs.'''
+    with open(os.path.join(os.path.dirname(reframe.__file__), 'schemas',
+                           'config.json')) as fp:
+        full = json.load(fp)
+    system = full['properties']['systems']['items']
+    part = system['properties']['partitions']['items']
+    system['properties']['partitions'] = {
+        'type': 'array', 'minItems': 1, 'items': {
+            'type': 'object', 'required': ['name'],
+            'properties': {'name': {'type': 'string'}}}}
+    full['defs']['envvar_list']['items']['minItems'] = 2    # [name, value]
+    part['properties']['max_jobs'] = POSITIVE
+    return [_Validator({**s, 'defs': full['defs']}) for s in (
+        system, part, full['properties']['environments']['items'])]
+
+
+def validate_system(system, environments=()):
+    '''Refuse a system or environment ReFrame's schema refuses, or two
+    partitions of one name (ReFrame would drop the second, warning only).'''
+    _schema_error(f'system {system.get("name")}', '', _reframe_schemas()[0],
+                  system)
+    for env in environments:
+        _schema_error(f'environment {env.get("name")}', '',
+                      _reframe_schemas()[2], env)
+    names = [p['name'] for p in system['partitions']]
+    for name in {n for n in names if names.count(n) > 1}:
+        raise ProfileError(f'system {system["name"]}: two partitions are '
+                           f'named {name!r}: ReFrame would drop the second',
+                           key=name)
 
 
 def validate_file(path, module):
@@ -109,7 +138,8 @@ def validate_file(path, module):
 
 
 def validate_partition(system, part):
-    '''Refuse a partition's first problem (extras, processor, features).'''
+    '''Refuse a partition's first problem (extras, processor, ReFrame's
+    keys, features, facts, overlay).'''
     where = f'system {system}, partition {part["name"]}'
     extras = part.get('extras', {})
     _schema_error(where, 'extras', _VALIDATOR, extras)
@@ -119,11 +149,10 @@ def validate_partition(system, part):
                            f'socket from `lscpu` on a compute node (or '
                            f'{GENERATE})', key='name')
     _schema_error(where, 'processor', _PROCESSOR, part['processor'])
+    _schema_error(where, '', _reframe_schemas()[1], part)
     resources = {r['name'] for r in part.get('resources', [])}
-    own = set(extras.get('site_features', []))
-    for feature in part.get('features', []):
-        if feature in own:
-            continue    # a site's own feature: ours ignore it
+    own = set(extras.get('site_features', []))    # ours ignore them
+    for feature in [f for f in part.get('features', []) if f not in own]:
         if feature not in FEATURES:
             close = difflib.get_close_matches(feature, FEATURES, 1)
             hint = f'did you mean {close[0]!r}? ' if close else ''
@@ -131,27 +160,52 @@ def validate_partition(system, part):
                                f'known features: docs/reference/profile.md;'
                                f' a site\'s own feature goes in extras[\'site_'
                                f'features\'] too)', key=feature)
-
         keys, needs, _ = FEATURES[feature]
-        for key in keys:
-            if not extras.get(key, EXTRAS[key][1]):
-                raise ProfileError(f'{where}: feature +{feature} needs '
-                                   f'extras[{key!r}]', key=feature)
-        for res in needs:
-            if res not in resources:
-                raise ProfileError(f'{where}: feature +{feature} needs a '
-                                   f'{res!r} resource', key=feature)
-    if ('multinode' in part.get('features', []) and
-            extras.get('max_nodes', 1) < 2):
-        raise ProfileError(f'{where}: feature +multinode needs '
-                           f'extras["max_nodes"] >= 2', key='multinode')
+        missing = [f'extras[{k!r}]' for k in keys if not extras.get(
+            k, EXTRAS[k][1])] + [f'a {r!r} resource' for r in needs
+                                 if r not in resources]
+        if missing:
+            raise ProfileError(f'{where}: feature +{feature} needs '
+                               f'{missing[0]}', key=feature)
+    _facts(where, part, extras)
     overlay = extras.get('spack_overlay')
     path = os.path.join(SPACK_DIR, f'{overlay}.yaml')
-    if overlay and not os.path.exists(path):
-        raise ProfileError(f'{where}: extras.spack_overlay: no overlay '
-                           f'systems/spack/{overlay}.yaml (write it with '
-                           f'`spack external find`, or {GENERATE})',
-                           key='spack_overlay')
+    # Read now, not after a Spack bootstrap
+    wrong = overlay and (check_overlay(path) if os.path.exists(path) else (
+        f'no such overlay (write it with `spack external find`, or '
+        f'{GENERATE})', 0))
+    if wrong:
+        at = ':'.join(str(w) for w in (source.shown(path), wrong[1]) if w)
+        raise ProfileError(f'{where}: extras.spack_overlay: {at}: '
+                           f'{wrong[0]}', key='spack_overlay')
+
+
+def _facts(where, part, extras):
+    '''Refuse facts that contradict each other or, on a local partition,
+    this host, where its jobs run.'''
+    cpus, per_core, sockets, per_socket = (part['processor'][k]
+                                           for k in _CPUS)
+    local = part.get('scheduler') == 'local'
+    root = extras['scratch_root']
+    parent = os.path.dirname(os.path.normpath(root))
+    for wrong, key, said in (
+            (sockets * per_socket != cpus, 'num_cpus', f'processor.num_cpus:'
+             f' {cpus}, but {sockets} socket(s) x {per_socket} CPUs are '
+             f'{sockets * per_socket} (`lscpu` on a compute node)'),
+            (per_socket % per_core, 'num_cpus_per_core', f'processor.num_'
+             f'cpus_per_core: {per_core} does not divide the {per_socket} '
+             f'CPUs of a socket'),
+            ('multinode' in part.get('features', []) and extras.get(
+                'max_nodes', 1) < 2, 'multinode', 'feature +multinode needs '
+             'extras["max_nodes"] >= 2'),
+            (local and cpus > os.cpu_count(), 'num_cpus', f'processor.num_'
+             f'cpus: {cpus}, but this host, where its jobs run, has '
+             f'{os.cpu_count()}'),
+            (local and not os.path.isdir(parent), 'scratch_root', f'extras.'
+             f'scratch_root: {root}: its parent {parent} is no directory on '
+             f'this host, where its jobs run')):
+        if wrong:
+            raise ProfileError(f'{where}: {said}', key=key)
 
 
 def markdown():

@@ -27,26 +27,31 @@ def cpus():
 
 
 def processor():
-    '''ReFrame ``processor`` entry from /proc/cpuinfo and our affinity.'''
-    sockets, threads = set(), 1
+    '''ReFrame ``processor`` entry from /proc/cpuinfo and our affinity:
+    the sockets of the CPUs we may run on, one when they hold unequal
+    shares (sockets x CPUs per socket is always ``num_cpus``).'''
+    allowed, sockets, threads = os.sched_getaffinity(0), {}, 1
     try:
         with open('/proc/cpuinfo') as fp:
             for block in fp.read().split('\n\n'):
                 info = {k.strip(): v.strip() for k, v in
                         (line.split(':', 1) for line in block.splitlines()
                          if ':' in line)}
-                if 'physical id' in info:
-                    sockets.add(info['physical id'])
+                if int(info.get('processor', -1)) in allowed:
+                    socket = info.get('physical id', '0')
+                    sockets[socket] = sockets.get(socket, 0) + 1
                 if info.get('siblings') and info.get('cpu cores'):
                     threads = max(int(info['siblings']) //
                                   max(int(info['cpu cores']), 1), 1)
     except (OSError, ValueError):
         pass
-    num_cpus, num_sockets = cpus(), max(len(sockets), 1)
+    num_cpus = len(allowed)
+    num_sockets = len(sockets) if len(set(sockets.values())) == 1 and \
+        sum(sockets.values()) == num_cpus else 1
+    per_socket = num_cpus // num_sockets
     return {'arch': platform.machine(), 'num_cpus': num_cpus,
-            'num_cpus_per_core': threads if num_cpus % threads == 0 else 1,
-            'num_sockets': num_sockets,
-            'num_cpus_per_socket': max(num_cpus // num_sockets, 1)}
+            'num_cpus_per_core': threads if per_socket % threads == 0 else 1,
+            'num_sockets': num_sockets, 'num_cpus_per_socket': per_socket}
 
 
 def mpi_flavour():

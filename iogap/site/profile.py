@@ -21,7 +21,7 @@ from iogap.site.selection import (  # noqa: F401 (re-exported)
     system_names,
 )
 
-_current = None
+_current = _path = None
 #: The system whose partitions the parameters span (see :func:`values`)
 _parametrizing = None
 _spanned = None
@@ -82,32 +82,69 @@ def read(stem, path, environ):
     schema.validate_file(path, module)
     fragment = copy.deepcopy(module['site_configuration'])
     for system in fragment['systems']:
+        _checked(path, 'systems', schema.validate_system, system,
+                 fragment.get('environments', []))
+        for part in system['partitions']:
+            _checked(path, part['name'], schema.validate_partition,
+                     system['name'], part)
         if system['name'] != (GENERIC_SYSTEM if stem == GENERIC else stem):
             raise ProfileError(f'defines system {system["name"]!r}; the file '
                                f'must be named after its system',
                                source.shown(path),
                                source.key_line(path, system['name']))
         for part in system['partitions']:
-            try:
-                schema.validate_partition(system['name'], part)
-            except ProfileError as err:
-                raise err.at(source.shown(path), source.key_line(
-                    path, err.key) or source.key_line(
-                        path, part['name'])) from None
             extras = part.setdefault('extras', {})
             for key in schema.EXTRAS:
                 extras.setdefault(key, copy.deepcopy(schema.default(key)))
             _site_options(part, environ)
+            _core_spec(path, system['name'], part)
     return fragment, list(module.get('OMITTED_PARTITIONS', [])), \
         list(module.get('ENVIRONMENT', []))
 
 
+def _checked(path, name, check, *args):
+    '''``check(*args)``, its error placed at its key's line in ``path``
+    (else at ``name``'s).'''
+    try:
+        check(*args)
+    except ProfileError as err:
+        raise err.at(source.shown(path), source.key_line(path, err.key) or
+                     source.key_line(path, name)) from None
+
+
+def _core_spec(path, system, part):
+    '''No core-spec variant where it would leave the job no core: said
+    once, with the reason, never silently none.'''
+    proc, reserved = part['processor'], part['extras']['core_spec_cores']
+    cores = proc['num_cpus'] // proc['num_cpus_per_core']
+    if 'corespec' in part['features'] and reserved >= cores:
+        part['features'].remove('corespec')
+        _once(f'iogap: {source.shown(path)}:'
+              f'{source.key_line(path, "core_spec_cores") or 0}: system '
+              f'{system}, partition {part["name"]}: no core-spec variant: '
+              f'extras.core_spec_cores ({reserved}) leaves none of the '
+              f'node\'s {cores} cores to the job')
+
+
+@functools.lru_cache(maxsize=None)
+def _once(said):
+    print(said, file=sys.stderr)
+
+
 def load(argv, environ):
     '''Load, check and register the selected profile; its fragment.'''
-    global _current, _omitted, _environment
-    fragment, _omitted, _environment = read(*select(argv, environ), environ)
+    global _current, _omitted, _environment, _path
+    stem, _path = select(argv, environ)
+    fragment, _omitted, _environment = read(stem, _path, environ)
     _current = fragment['systems'][0]
     return fragment
+
+
+def mistake(message, *keys):
+    '''A mistake of the loaded profile found once it loaded (against
+    Slurm): its file, and the line of the first of ``keys`` written.'''
+    line = next(filter(None, (source.key_line(_path, k) for k in keys)), 0)
+    return ProfileError(message, source.shown(_path), line, keys[-1])
 
 
 def parametrize(system):

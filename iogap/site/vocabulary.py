@@ -31,12 +31,9 @@ EXTRAS = {
     'dd_block_size': (_SIZE, '1M', 'dd `bs=` (study: 1M)'),
     'dd_count': (POSITIVE, 1024, 'dd `count=` (study: 10000, i.e. 10 GB)'),
     'dd_control_size': (_SIZE, '10000m', 'bytes of the memory copy (dd '
-                        '`/dev/zero` to `/dev/null`) every dd repetition '
-                        'runs as the control its I/O steps are paired with '
-                        '(`<pattern>_bw_paired`), rounded up to whole blocks '
-                        'and never less than the file: long enough to time '
-                        'precisely at one core\'s memory speed (the default '
-                        'lasts 0.2 s at 50 GB/s)'),
+                        '`/dev/zero` to `/dev/null`) each dd repetition '
+                        'pairs its I/O with (`<pattern>_bw_paired`), whole '
+                        'blocks, at least the file (0.2 s at 50 GB/s)'),
     'cpu_bind_options': (_STR_LIST, [], 'launcher options that bind each '
                          'task to its cores (`--cpu-bind=cores`, '
                          '`--bind-to core`)'),
@@ -79,20 +76,13 @@ EXTRAS = {
                             'ROMIO `cb_buffer_size` values to sweep'),
     'mpiio_hints_display': ({'type': 'object', 'additionalProperties':
                              {'type': 'string'}}, {},
-                            'environment that makes the MPI-IO layer print '
-                            'the hints in force at each open in ROMIO\'s '
-                            '`key = K value = V` form (`ROMIO_PRINT_HINTS`); '
-                            'then a multi-node collective case asks for one '
-                            'aggregator per node (`cb_nodes`) and checks '
-                            'where they ran'),
+                            'environment that makes MPI-IO print the hints '
+                            'at each open (`ROMIO_PRINT_HINTS`): a multi-node '
+                            'collective case then checks its aggregators'),
     'ior_collective_transfer_size': (_SIZE, '64k', 'IOR `-t` and `-b` of '
-                                     'the collective-I/O cases: each '
-                                     'task\'s `ior_block_size` bytes as '
-                                     'segments (`-s`) of one small call, '
-                                     'interleaved with the other tasks\', '
-                                     'which collective buffering '
-                                     'aggregates (cb cases double it until '
-                                     'every buffer swept limits)'),
+                                     'the collective-I/O cases: small '
+                                     'interleaved segments (`-s`) that '
+                                     'collective buffering aggregates'),
     'mdtest_files_per_proc': (POSITIVE, 1000, 'mdtest `-n`'),
     'mdtest_file_bytes': ({'type': 'integer', 'minimum': 0}, 4096,
                           'bytes written and read back per mdtest file'),
@@ -102,12 +92,9 @@ EXTRAS = {
                            'same_socket', 'cross_socket', 'inter_node',
                            'intra_node')}},
                       {}, 'launcher options that place two ranks on one '
-                      'socket, two sockets, two nodes; `intra_node`: on '
-                      'one node of a two-node job (srun: `--nodes=1 '
-                      '--ntasks=2 --ntasks-per-node=2`), the control each '
-                      'repetition of the inter-node latency runs first '
-                      '(`latency_smallest_paired`; without it, not '
-                      'applicable)'),
+                      'socket, two sockets, two nodes, or (`intra_node`) '
+                      'one node of a two-node job: the inter-node latency\'s '
+                      'control (`latency_smallest_paired`)'),
     'osu_socket_bind_options': (_STR_LIST, [], 'options that pin ranks to '
                                 'their socket when no binding variant does'),
     'osu_time_limit': (_TIME, None, 'job time limit of an OSU case'),

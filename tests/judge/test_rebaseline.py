@@ -150,3 +150,32 @@ def test_the_figures_spread_over_runs_sets_its_band_not_one_repetitions(
     assert 'read_once_bw' not in unjudged
     spreads, unjudged = rebaseline(reports[0])
     assert 'read_once_bw' in unjudged and 'read_once_bw' not in spreads
+
+
+def test_the_patch_keeps_a_hand_formatted_file_as_it_is(tmp_path):
+    '''The shipped generic references (block style, comments, quoted
+    provenances) with the entries above: re-baselining adds two lines and
+    rewrites none, so that a site can review it as a diff.'''
+    refdir = tmp_path / 'reference'
+    refdir.mkdir()
+    path = refdir / 'anyhost.yaml'
+    with open(os.path.join(ROOT, 'reference', 'anyhost.yaml')) as fp:
+        old = fp.read() + yaml.safe_dump(
+            {k: v for k, v in REFERENCE.items() if k != 'system'},
+            sort_keys=False)
+    path.write_text(old)
+    reports = []
+    for i, (w, r1, r3) in enumerate([(50, 300, 1000), (52, 301, 1100),
+                                     (48, 299, 920)]):
+        reports.append(tmp_path / f'r{i}.json')
+        reports[-1].write_text(json.dumps(report(i, w, r1, r3)))
+    proc = subprocess.run(
+        [sys.executable, '-m', 'iogap', 'rebaseline', *map(str, reports)],
+        cwd=ROOT, capture_output=True, text=True,
+        env=dict(os.environ, IOGAP_REFERENCE_DIR=str(refdir)))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    new = path.read_text().splitlines()
+    added = [l for l in new if l not in old.splitlines()]
+    assert [l for l in old.splitlines() if l not in new] == []
+    assert len(added) == 2, added
+    assert 'var: read_once_bw' in added[0] and 'read_3x_bw' in added[1]

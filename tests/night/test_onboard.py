@@ -335,9 +335,65 @@ def test_a_further_round_runs_only_the_cases_left_too_noisy(tmp_path,
              4: case('OSULatency', 'knl', ' %mode=direct %darshan=off')}
     assert list(outcome.too_noisy('site', found)) == [1]
     from iogap.plan import cost
-    monkeypatch.setattr(cost, 'resized', lambda cases, extras: cases)
+    monkeypatch.setattr(cost, 'costs', lambda cases, **_: cases)
     assert pricing.more_runs(found, 16, 1.0) == (2, pytest.approx(0.8))
     assert pricing.more_runs({1: found[1]}, 16, 0.35) == (3,
                                                          pytest.approx(0.3))
     assert pricing.more_runs({1: found[1]}, 16, 0.1) == (0,
                                                         pytest.approx(0.2))
+
+
+def test_a_round_that_judges_fewer_keeps_the_best_reference(tmp_path,
+                                                            monkeypatch):
+    '''Round 1 judged the dd write bandwidth; round 2's pooled runs left
+    it too noisy: round 1's reference is written back, not `unjudged`.'''
+    import yaml
+    from iogap.night import outcome
+    monkeypatch.setenv('IOGAP_REFERENCE_DIR', str(tmp_path))
+    path = tmp_path / 'site.yaml'
+    entry = {'test': 'DDSingleStream', 'partition': 'knl', 'var': 'write_bw'}
+    first = yaml.safe_dump({'absolute': [dict(entry, ref=[1, -0.1, None])]})
+    case = type('Case', (), {'family': 'DDSingleStream', 'partition': 'knl'})
+    said = []
+    path.write_text(first)
+    count, _, best = onboard.kept('site', {1: case}, None, 1, said.append)
+    assert count == 1 and best == (1, first, 1) and said == []
+    path.write_text(yaml.safe_dump({'unjudged': [dict(
+        entry, reason='too noisy to judge: spread 60%')]}))
+    count, unjudged, best = onboard.kept('site', {1: case}, best, 2,
+                                         said.append)
+    assert (count, unjudged, path.read_text()) == (1, [], first)
+    assert said == ['round 2 leaves 0 figure(s) judgeable, round 1 1: its '
+                    'references are kept']
+    assert outcome.judged('site', [case]) == (1, [])
+
+
+def test_the_cost_of_a_case_never_run_is_calibrated_on_those_that_ran():
+    '''OSU's 60 s a run and dd's 30 s of start-up, against what the cases
+    that ran took: a case that never ran (or another size) is priced at
+    the measured over the estimated seconds of its family's.'''
+    from iogap.plan import cost, inventory
+    from iogap.site import profile
+    profile.load(['x', '--system', 'anyhost'], {})
+    found = pricing.matching(inventory.measured(), [
+        f'^DDSingleStream(?=.*%darshan=off){pricing.PLAIN}',
+        pricing.SELECT[1]])
+    dd = {k: c for k, c in found.items() if c.family == 'DDSingleStream'}
+    osu = [c for c in found.values() if c.family == 'OSULatency']
+    ran = next(iter(dd.values()))
+    history = {ran.history_key: [10.0, 12.0, 11.0],
+               osu[0].history_key: [13.0, 15.0, 14.0]}
+    estimate = {k: c.seconds for k, c in cost.costs(found).items()}
+    priced = cost.costs(found, history=history)
+    factor = 11.0 / estimate[ran.key]
+    for key, one in priced.items():
+        if one.case.history_key in history:
+            assert one.how.startswith('measured: median of 3 run(s)')
+        elif one.case.family == 'DDSingleStream':
+            assert one.seconds == pytest.approx(estimate[key] * factor)
+            assert f'x {factor:.2g} as measured over estimated on 1 ' \
+                'case(s) that ran' in one.how
+    resized = cost.resized(found, {'dd_count': 16}, history)
+    assert resized[osu[0].key].seconds == pytest.approx(14.0)
+    assert resized[ran.key].seconds == pytest.approx(factor * cost.resized(
+        {ran.key: ran}, {'dd_count': 16})[ran.key].seconds)

@@ -46,7 +46,8 @@ def test_defaults_are_filled_and_hardware_comes_from_the_processor(cori):
     assert knl.extras['core_spec_cores'] == 4
 
 
-GOOD = {'name': 'p', 'features': ['cpubind', 'corespec'],
+GOOD = {'name': 'p', 'scheduler': 'slurm', 'launcher': 'srun',
+        'features': ['cpubind', 'corespec'],
         'resources': [{'name': 'core_spec', 'options': ['-S {cores}']}],
         'processor': {'num_cpus': 4, 'num_cpus_per_core': 1,
                       'num_sockets': 1, 'num_cpus_per_socket': 4},
@@ -54,10 +55,15 @@ GOOD = {'name': 'p', 'features': ['cpubind', 'corespec'],
                    'cpu_bind_options': ['--cpu-bind=cores']}}
 
 
+#: Keys of the partition itself, not of its extras
+OWN = ('resources', 'features', 'scheduler', 'max_jobs', 'env_vars',
+       'featurs')
+
+
 def broken(**changes):
     part = copy.deepcopy(GOOD)
     for key, value in changes.items():
-        if key in ('resources', 'features'):
+        if key in OWN:
             part[key] = value
         elif key == 'processor':
             if value is None:
@@ -100,8 +106,8 @@ MISTAKES = [
     (broken(processor={'num_sockets': None}), "processor.num_sockets: None "
      "is not of type 'integer'"),
     (broken(features=['spack'], spack_env='/s', spack_overlay='nosuch'),
-     'extras.spack_overlay: no overlay systems/spack/nosuch.yaml (write it '
-     'with `spack external find`'),
+     'extras.spack_overlay: systems/spack/nosuch.yaml: no such overlay '
+     '(write it with `spack external find`'),
     (broken(features=['spack'], spack_env='/s'), "feature +spack needs "
      "extras['spack_overlay']"),
     (broken(cpu_bind_options=[]), "feature +cpubind needs "
@@ -113,6 +119,26 @@ MISTAKES = [
      "extras['cpu_freqs_khz']"),
     (broken(features=['mcdram'], numa_nodes={'dram': 0}),
      "extras.numa_nodes: 'mcdram' is a required property"),
+    # Site data ReFrame takes and then hangs on, fails inside, or drops
+    (broken(max_jobs=-1), 'max_jobs: -1 is less than the minimum of 1'),
+    (broken(max_jobs=0), 'max_jobs: 0 is less than the minimum of 1'),
+    (broken(env_vars=[['OMPI_ALLOW_RUN_AS_ROOT']]), "env_vars.0: "
+     "['OMPI_ALLOW_RUN_AS_ROOT'] is too short (each is [name, value])"),
+    (broken(featurs=['mpi']), "unknown key 'featurs' (did you mean "
+     "'features'? known keys: access,"),
+    (broken(processor={'num_sockets': 2}), 'processor.num_cpus: 4, but 2 '
+     'socket(s) x 4 CPUs are 8'),
+    (broken(processor={'num_cpus_per_core': 3}), 'processor.num_cpus_per_'
+     'core: 3 does not divide the 4 CPUs of a socket'),
+    # A local partition's node is this host
+    (broken(scheduler='local', processor={
+        'num_cpus': 4096, 'num_cpus_per_socket': 4096}),
+     f'processor.num_cpus: 4096, but this host, where its jobs run, has '
+     f'{os.cpu_count()}'),
+    (broken(scheduler='local', scratch_root='/nonexistent/dir/scratch',
+            processor={'num_cpus': 1, 'num_cpus_per_socket': 1}),
+     'extras.scratch_root: /nonexistent/dir/scratch: its parent '
+     '/nonexistent/dir is no directory on this host'),
 ]
 
 
@@ -123,6 +149,86 @@ def test_a_mistake_is_one_line_naming_system_partition_and_key(part,
         schema.validate_partition('site', part)
     assert str(err.value).startswith('system site, partition p: ')
     assert message in str(err.value) and '\n' not in str(err.value)
+
+
+#: Overlays Spack would refuse after its bootstrap, and what says so
+OVERLAYS = [
+    (b'packages: [\n', 'bad.yaml:2: not YAML: expected the node content'),
+    (b'', 'bad.yaml: is empty'),
+    (b'\x7fELF\x02\x01\x01\x00\xff\xfe', 'bad.yaml: cannot be read as '
+     'text'),
+    (b'packagse: {}\ndefinitions: [{iogap_arch: [platform=linux]}]\n',
+     "bad.yaml:1: unknown key 'packagse' (did you mean 'packages'?"),
+    (b'packages: {}\n', 'bad.yaml: definitions: no iogap_arch'),
+    (b'packages: {mpi: openmpi}\ndefinitions: [{iogap_arch: [x]}]\n',
+     "bad.yaml:1: packages.mpi: 'openmpi' is not of type 'object'"),
+]
+
+
+@pytest.mark.parametrize('text,message', OVERLAYS)
+def test_an_overlay_is_read_when_the_profile_loads(tmp_path, monkeypatch,
+                                                   text, message):
+    (tmp_path / 'bad.yaml').write_bytes(text)
+    monkeypatch.setattr(schema, 'SPACK_DIR', str(tmp_path))
+    with pytest.raises(ProfileError) as err:
+        schema.validate_partition('site', broken(spack_overlay='bad'))
+    said = str(err.value)
+    assert said.startswith('system site, partition p: extras.spack_'
+                           'overlay: ') and '\n' not in said
+    assert message in said, said
+    monkeypatch.undo()
+    for name in ('generic', 'cori'):
+        schema.validate_partition('site', broken(spack_overlay=name))
+
+
+def systems_with(tmp_path, monkeypatch, text):
+    '''A systems/ holding the generic profile with ``text`` appended.'''
+    systems = tmp_path / 'systems'
+    shutil.copytree(os.path.join(ROOT, 'systems'), systems)
+    with open(systems / 'generic.py', 'a') as fp:
+        fp.write(text)
+    monkeypatch.setattr(selection, 'SYSTEMS_DIR', str(systems))
+    return systems / 'generic.py'
+
+
+@pytest.mark.parametrize('text,message', [
+    ("import copy\nsite_configuration['systems'][0]['partitions'].append("
+     "copy.deepcopy(partition))\n", "system anyhost: two partitions are "
+     "named 'default': ReFrame would drop the second"),
+    ("site_configuration['systems'][0]['descrr'] = 'x'\n", "system anyhost: "
+     "unknown key 'descrr' (did you mean 'descr'?"),
+    ("partition['featurs'] = ['mpi']\n", "system anyhost, partition "
+     "default: unknown key 'featurs'"),
+    ("site_configuration['environments'] = [{'name': 'builtin', 'featurs': "
+     "['tools']}]\n", "environment builtin: unknown key 'featurs' (did you "
+     "mean 'features'?"),
+])
+def test_a_system_mistake_names_its_file_and_line(tmp_path, monkeypatch,
+                                                  text, message):
+    path = systems_with(tmp_path, monkeypatch, text)
+    with pytest.raises(ProfileError) as err:
+        profile.load(['x', '--system', 'anyhost'], {})
+    assert message in str(err.value) and '\n' not in str(err.value)
+    assert err.value.path == str(path) and err.value.line
+
+
+def test_a_core_spec_that_leaves_no_core_is_said_once(tmp_path, monkeypatch,
+                                                      capsys):
+    '''Its variant is not generated, and the load says why, once.'''
+    systems_with(tmp_path, monkeypatch, (
+        "partition['features'].append('corespec')\n"
+        "partition['resources'] = [{'name': 'core_spec', 'options': "
+        "['--core-spec={cores}']}]\n"
+        f"partition['extras']['core_spec_cores'] = {os.cpu_count()}\n"))
+    for _ in range(2):
+        profile.load(['x', '--system', 'anyhost'], {})
+        [part] = profile.parts()
+        assert 'corespec' not in part.features
+    [said] = capsys.readouterr().err.splitlines()
+    assert said.endswith(f'system anyhost, partition default: no core-spec '
+                         f'variant: extras.core_spec_cores ({os.cpu_count()})'
+                         f' leaves none of the node\'s {os.cpu_count()} cores '
+                         f'to the job'), said
 
 
 def test_a_site_feature_declared_as_its_own_is_not_refused():
@@ -222,7 +328,8 @@ def test_a_new_site_is_one_file_in_systems_and_one_in_reference(tmp_path):
                          'DDSingleStream|DDFrequencySweep|RatioCheck',
                          '--dry-run'],
         cwd=repo, capture_output=True, text=True, timeout=300,
-        env=dict(os.environ, IOGAP_OUTPUT=str(out), RFM_COLORIZE='n'))
+        env=dict(os.environ, IOGAP_OUTPUT=str(out), RFM_COLORIZE='n',
+                 IOGAP_HOME=str(repo)))
     run = Run(proc, str(out))
     assert proc.returncode == 0, run.stdout + proc.stderr
     scripts = run.job_scripts()

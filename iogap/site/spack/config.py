@@ -2,8 +2,10 @@
 this build keeping every Spack write in the build directory, with a site's
 mirror (IOGAP_SPACK_MIRROR) and build cache (IOGAP_SPACK_BUILDCACHE).'''
 
+import difflib
 import os
 
+import jsonschema
 import yaml
 
 from iogap.site.spack import own
@@ -75,3 +77,55 @@ def write(path):
             'repos', [])]
     with open(os.path.join(path, 'spack.yaml'), 'w') as fp:
         yaml.safe_dump(manifest, fp, sort_keys=False)
+
+
+#: The sections of a Spack scope (``name:`` overrides the scopes below)
+SECTIONS = ('bootstrap', 'cdash', 'ci', 'compilers', 'concretizer', 'config',
+            'definitions', 'develop', 'env_vars', 'include', 'mirrors',
+            'modules', 'packages', 'repos', 'toolchains', 'upstreams', 'view')
+#: An overlay: Spack's sections, and the ``iogap_arch`` definition the
+#: roots of spack.yaml are built for
+OVERLAY = jsonschema.Draft7Validator({
+    'type': 'object', 'required': ['definitions'],
+    'additionalProperties': False,
+    'patternProperties': {f'^({"|".join(SECTIONS)}):?$': {}},
+    'properties': {
+        'packages': {'type': 'object',
+                     'additionalProperties': {'type': 'object'}},
+        'definitions': {'type': 'array', 'contains': {
+            'type': 'object', 'required': ['iogap_arch']}}}})
+
+
+def check_overlay(path):
+    '''``(problem, line)`` of an overlay that is not text, not YAML, empty
+    or not of the schema, else ``None``.'''
+    try:
+        with open(path, encoding='utf-8') as fp:
+            text = fp.read()
+        data = yaml.safe_load(text)
+    except (OSError, UnicodeDecodeError) as err:
+        return f'cannot be read as text ({getattr(err, "strerror", err)})', 0
+    except yaml.YAMLError as err:
+        mark = getattr(err, 'problem_mark', None)
+        return (f'not YAML: {getattr(err, "problem", None) or err}'.split(
+            '\n')[0], mark.line + 1 if mark else 0)
+    if data is None:
+        return 'is empty (spack external find writes one)', 0
+    data = {str(k): v for k, v in data.items()} if isinstance(
+        data, dict) else data
+    line = lambda key: next((n for n, l in enumerate(
+        text.splitlines(), 1) if key and l.startswith(f'{key}:')), 0)
+    for err in sorted(OVERLAY.iter_errors(data), key=lambda e: (
+            e.validator != 'additionalProperties', str(e))):
+        key = '.'.join(map(str, err.absolute_path))
+        if err.validator == 'additionalProperties':
+            key = sorted(k for k in data if k.rstrip(':') not in SECTIONS)[0]
+            close = difflib.get_close_matches(key, SECTIONS, 1)
+            hint = f'did you mean {close[0]!r}? ' if close else ''
+            return (f'unknown key {key!r} ({hint}Spack\'s sections: '
+                    f'{", ".join(SECTIONS)})', line(key))
+        if err.validator in ('contains', 'required'):
+            return ('definitions: no iogap_arch (the roots of spack.yaml '
+                    'are built for it)', line('definitions'))
+        return f'{key or "the file"}: {err.message}', line(key.split('.')[0])
+    return None
