@@ -6,6 +6,7 @@ judges as performance variables, with the references as ReFrame's own.'''
 import inspect
 import logging
 import math
+import sys
 
 import reframe as rfm
 import reframe.core.logging as rlog
@@ -39,6 +40,8 @@ class Judgement(rfm.RunOnlyRegressionTest):
     ``entry_name()``: its reference entries, where they come from, its
     name.'''
 
+    #: Whether this run's --distribute was said (once)
+    distributed = False
     valid_prog_environs = ['+tools']
     executable = 'true'
     local = True
@@ -67,9 +70,14 @@ class Judgement(rfm.RunOnlyRegressionTest):
     @run_after('init')
     def depend_on_cases(self):
         if DISTRIBUTED in type(self).param_space.params:
-            # its per-node copies have names no judgement can depend on
-            self.skip('--distribute measures each node apart: judge a run '
-                      'without --distribute')
+            # its per-node copies have names no judgement can depend on;
+            # said once, as ReFrame drops a test skipped at init unsaid
+            why = ('--distribute measures each node apart: the judgements '
+                   'are not run (judge a run without --distribute)')
+            if not Judgement.distributed:
+                Judgement.distributed = True
+                print(f'iogap: {why}', file=sys.stderr)
+            self.skip(why)
         system = rt.runtime().system
         selected = {p.name for p in system.partitions}
         repeat = registry.repeat_of(self)
