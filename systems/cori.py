@@ -94,6 +94,9 @@ def _extras(name, freqs_ghz):
             f'. {os.environ.get("IOGAP_SPACK_ROOT", _scratch + "/spack")}'
             f'/share/spack/setup-env.sh'
         ],
+        # Cray MPICH reads with O_DIRECT under this (NUG17 slide 8 "Tip
+        # 3: Direct IO vs. Buffered IO"): IORPair's mpiio_direct_read
+        'mpiio_direct_read': {'MPIIO_DIRECT_READ': 'TRUE'},
         # NERSC preloads its own Darshan: only the suite's may run
         'darshan_unload': ['darshan'],
     }
