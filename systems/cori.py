@@ -126,7 +126,14 @@ site_configuration = {
                         # the sweep's powers of two miss 48
                         'ior_ppn_points': [48],
                         # NUMA node 1 is MCDRAM on flat-mode nodes only
-                        'memory_access': ['-C knl,quad,flat']}),
+                        'memory_access': ['-C knl,quad,flat'],
+                        # DataWarp: one KNL core saturates it (NERSC-KNL-IO
+                        # §"I/O Parallelism"); 82 GiB, one BB server
+                        'burst_buffer': {
+                            'directives': ['#DW jobdw capacity=82GiB '
+                                           'access_mode=striped '
+                                           'type=scratch'],
+                            'path_env': 'DW_JOB_STRIPED'}}),
         ],
     }],
     'environments': [
