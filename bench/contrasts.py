@@ -32,35 +32,46 @@ sys.path.insert(0, ROOT)
 
 from iogap.core import steps  # noqa: E402
 from iogap.core.control import geometric_mean  # noqa: E402
+from iogap.fio.figures import BW as FIO_BW  # noqa: E402
+from iogap.fio.figures import BW_PAIRED as FIO_PAIRED  # noqa: E402
+from iogap.fio.figures import BW_SPREAD as FIO_SPREAD  # noqa: E402
 from iogap.osu import parse  # noqa: E402
+from iogap.osu.figures import (LATENCY_AT, LATENCY_GROWTH,  # noqa: E402
+                               LATENCY_PAIRED, LATENCY_SMALLEST)
+from iogap.pio.figures import BW, BW_PAIRED, BW_SIDE  # noqa: E402
 
 #: name: (partition, cases, A, B, paired); a figure's name, or a run's
 #: label read from the OSU job's steps; core_spec: each side a case (twins)
+def _pair(phase, a, b):
+    return (BW_SIDE.name(phase=phase, side=a), BW_SIDE.name(phase=phase,
+                                                           side=b),
+            BW_PAIRED.name(phase=phase))
+
+
 CONTRASTS = {
     'collective': ('shared', 'IORPair.*%pair=collective',
-                   'write_bw_collective', 'write_bw_independent',
-                   'write_bw_paired'),
-    'cb_buffer': ('shared', 'IORPair.*%pair=cb_buffer', 'write_bw_cb_large',
-                  'write_bw_cb_small', 'write_bw_paired'),
+                   *_pair('write', 'collective', 'independent')),
+    'cb_buffer': ('shared', 'IORPair.*%pair=cb_buffer',
+                  *_pair('write', 'cb_large', 'cb_small')),
     'direct_read': ('shared', 'IORPair.*%pair=direct_2',
-                    'read_once_bw_direct', 'read_once_bw_buffered',
-                    'read_once_bw_paired'),
-    'direct_write': ('shared', 'IORPair.*%pair=direct_2', 'write_bw_direct',
-                     'write_bw_buffered', 'write_bw_paired'),
-    'reread': ('shared', 'IORPair.*%pair=reread_2', 'read_3x_bw_fewer',
-               'read_3x_bw_more', 'read_3x_bw_paired'),
-    'affinity': ('shared', 'IORPair.*%pair=affinity', 'read_once_bw_bound',
-                 'read_once_bw_unbound', 'read_once_bw_paired'),
-    'threads_one_core': ('shared', 'FioThreads.*%threads=16', 'read_bw',
-                         'read_bw_spread', 'read_bw_paired'),
+                    *_pair('read_once', 'direct', 'buffered')),
+    'direct_write': ('shared', 'IORPair.*%pair=direct_2',
+                     *_pair('write', 'direct', 'buffered')),
+    'reread': ('shared', 'IORPair.*%pair=reread_2',
+               *_pair('read_3x', 'fewer', 'more')),
+    'affinity': ('shared', 'IORPair.*%pair=affinity',
+                 *_pair('read_once', 'bound', 'unbound')),
+    'threads_one_core': ('shared', 'FioThreads.*%threads=16',
+                         FIO_BW.name(), FIO_SPREAD.name(), FIO_PAIRED.name()),
     'core_spec': ('shared', 'IORCollective.*%core_spec=1.*%cpu_bind=default'
                   '.*%striping=default.*%api=HDF5.*%io=collective',
-                  'core_spec=1', 'core_spec=0', 'write_bw'),
+                  'core_spec=1', 'core_spec=0', BW.name(phase='write')),
     'inter_node_latency': ('knl', 'OSULatency.*%placement=inter_node',
-                           'measure', 'control', 'latency_smallest_paired'),
+                           'measure', 'control', LATENCY_PAIRED.name()),
     'large_message_latency': ('knl', 'OSULatency.*%placement=inter_node',
-                              'latency_65536B', 'latency_smallest',
-                              'latency_65536B_over_smallest'),
+                              LATENCY_AT.name(size=65536),
+                              LATENCY_SMALLEST.name(),
+                              LATENCY_GROWTH.name(size=65536)),
 }
 OPTIONS = ['-S', 'FioThreads.runtime=3', '-S', 'FioThreads.file_size=256m']
 
