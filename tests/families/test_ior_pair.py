@@ -88,7 +88,8 @@ def test_the_issues_findings_are_in_the_cori_job_scripts(scripts):
             assert lines[i + 1] == 'unset MPIIO_DIRECT_READ'
         if 'side=B' in line:
             assert lines[i - 1] != 'export MPIIO_DIRECT_READ=TRUE'
-    text = one(scripts, 'OSUAlltoall', 'knl', ranks_per_node=64)
+    text = one(scripts, 'OSUAlltoall', 'knl', ranks_per_node=64, num_nodes=1,
+               cpu_bind='default')
     assert re.search(r'run=control rep=1 -- srun --ntasks=32 '
                      r'--ntasks-per-node=32 \S+/osu_alltoall', text)
     text = one(scripts, 'FioThreads', 'knl', target='burst_buffer')
@@ -99,3 +100,23 @@ def test_the_issues_findings_are_in_the_cori_job_scripts(scripts):
                core_spec=0)
     assert re.search(r'run=control rep=1 -- srun '
                      r'--distribution=block:block --cpu-bind=sockets', text)
+
+
+def test_a_partition_pair_in_one_job_costs_both_allocations_throughout():
+    '''The plan's cost of closeness: two one-node cases of 600 and 1200 s
+    are 0.5 node-hours apart, 1 held together while the sides alternate.'''
+    from types import SimpleNamespace as NS
+    from iogap.plan import cost
+
+    def case(part, seconds):
+        return NS(case=NS(family='IORBench', partition=part,
+                          params={'procs_per_node': 32}), nodes=1,
+                  seconds=seconds, node_hours=seconds / 3600)
+    costs = {'a': case('knl', 600), 'b': case('haswell', 1200)}
+    side = {'test': 'IORBench', 'params': {'procs_per_node': 32},
+            'var': 'read_once_bw'}
+    ratios = [{'name': 'apart', 'numerator': {**side, 'partition': 'knl'},
+               'denominator': {**side, 'partition': 'haswell'}},
+              {'name': 'one_partition', 'numerator': {**side,
+                                                      'partition': 'knl'}}]
+    assert cost.pairings(costs, ratios) == [('apart', 0.5, 1.0)]
