@@ -290,8 +290,9 @@ class IORPair(IORBase):
         figures = {}
         for ph, by in values.items():
             for key, reps in by.items():
-                figures[BW_SIDE.name(phase=ph, side=self.sides[key][
-                    'name'])] = (statistics.median(reps.values()), BW_SIDE.unit)
+                name = BW_SIDE.name(phase=ph, side=self.sides[key]['name'])
+                figures[name] = (statistics.median(reps.values()),
+                                 BW_SIDE.unit)
             figures[BW_PAIRED.name(phase=ph)] = (
                 PAIRED.paired(by['A'], by.get('B', {})), BW_PAIRED.unit)
         return self.report(figures)

@@ -95,7 +95,8 @@ def test_every_other_effect_catches_its_loss_within_a_week(ref):
 
 
 #: Read in one job, not alternating: the first read and the mean of three
-ONE_JOB = {'knl_page_cache_serves_rereads', 'haswell_page_cache_serves_rereads'}
+ONE_JOB = {'knl_page_cache_serves_rereads',
+           'haswell_page_cache_serves_rereads'}
 
 
 def test_the_nightly_guard_of_a_paired_gain_rejects_it_gone(ref):
