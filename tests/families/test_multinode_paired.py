@@ -100,9 +100,10 @@ def test_each_repetition_pairs_both_sides_of_a_contrast(cluster, tmp_path):
     assert tc['result'] == 'pass', (tc['fail_reason'], run.stdout[-3000:])
     found = [(s['side'], s['rep'], s['op']) for s in steps.parse(
         job_file(tc)) if 'op' in s.labels]
+    # the job ends with its own launch, side A's (direct)
     assert [(s, r) for s, r, op in found if op == 'write'] == [
-        ('A', '1'), ('B', '1'), ('B', '2'), ('A', '2'), ('A', '3'),
-        ('B', '3')]
+        ('B', '1'), ('A', '1'), ('A', '2'), ('B', '2'), ('B', '3'),
+        ('A', '3')]
     for phase, op in (('write', 'write'), ('read_once', 'read')):
         bw = {}
         for side, name in (('A', 'direct'), ('B', 'buffered')):
