@@ -1,10 +1,11 @@
 '''IOR and mdtest: parallel bandwidth and metadata rates over processes per
 node, nodes, file layouts, APIs, I/O modes, collective buffering, Lustre
-striping, process affinity on an under-packed node and CPU clocks.'''
+striping, process affinity on an under-packed node and CPU clocks; the
+study's contrasts, both sides in one job.'''
 
 import reframe as rfm
 
-from iogap.pio import affinity, collective, iorbench, mdtest
+from iogap.pio import affinity, collective, iorbench, mdtest, pair
 
 
 @rfm.simple_test
@@ -24,6 +25,11 @@ class MDTestBench(mdtest.MDTestBench):
 
 @rfm.simple_test
 class IORAffinity(affinity.IORAffinity):
+    pass
+
+
+@rfm.simple_test
+class IORPair(pair.IORPair):
     pass
 
 

@@ -94,6 +94,9 @@ def _extras(name, freqs_ghz):
             f'. {os.environ.get("IOGAP_SPACK_ROOT", _scratch + "/spack")}'
             f'/share/spack/setup-env.sh'
         ],
+        # Cray MPICH reads with O_DIRECT under this (NUG17 slide 8 "Tip
+        # 3: Direct IO vs. Buffered IO"): IORPair's mpiio_direct_read
+        'mpiio_direct_read': {'MPIIO_DIRECT_READ': 'TRUE'},
         # NERSC preloads its own Darshan: only the suite's may run
         'darshan_unload': ['darshan'],
     }
@@ -123,7 +126,14 @@ site_configuration = {
                         # the sweep's powers of two miss 48
                         'ior_ppn_points': [48],
                         # NUMA node 1 is MCDRAM on flat-mode nodes only
-                        'memory_access': ['-C knl,quad,flat']}),
+                        'memory_access': ['-C knl,quad,flat'],
+                        # DataWarp: one KNL core saturates it (NERSC-KNL-IO
+                        # §"I/O Parallelism"); 82 GiB, one BB server
+                        'burst_buffer': {
+                            'directives': ['#DW jobdw capacity=82GiB '
+                                           'access_mode=striped '
+                                           'type=scratch'],
+                            'path_env': 'DW_JOB_STRIPED'}}),
         ],
     }],
     'environments': [

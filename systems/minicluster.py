@@ -170,6 +170,9 @@ _PARTITIONS = [
                'CPUs', _host, ['cpubind', 'corespec'],
                {'cpu_bind_options': ['--cpu-bind=cores'],
                 'core_spec_cores': 1, 'ior_max_ppn': 2,
+                # IORPair's read-3x pair (Cori KNL: 48 against 32) scaled
+                # down: 2 processes against 1 (2 is in the sweep already)
+                'ior_ppn_points': [2],
                 # The under-packed node scaled down (NERSC: 4 tasks of 16
                 # cores): one task given both CPUs of n0, or placed as
                 # srun places it. Unbound, srun leaves it both CPUs too,

@@ -14,6 +14,8 @@ def geometry(case):
 
 
 def estimate(case):
-    '''``(wall seconds, how)``: start-up and fio's own runtime.'''
+    '''``(wall seconds, how)``: start-up and fio's own runtime, both
+    sides of each repetition.'''
     x = case.part.extras
-    return x['plan_start_seconds'] + x['fio_runtime'], 'estimate: fio runtime'
+    return x['plan_start_seconds'] + 2 * x['repetitions'] * \
+        x['fio_runtime'], 'estimate: fio runtime'

@@ -38,19 +38,22 @@ def _fails(entry, cv, at, limit):
     return low if _gain(entry) > 0 else 1 - low
 
 
-def rates(entry, cv, alpha, stress):
-    '''``((false alarms, at stress), share caught once it vanished)``.'''
+def rates(entry, cv, alpha, stress, at=1.0):
+    '''``((false alarms, at stress), share caught once it vanished)``, the
+    latter at ``at`` times the noise.'''
     limit = threshold(entry, cv, alpha, stress)
     healthy = math.log(entry['healthy'])
     return ((_fails(entry, cv, healthy, limit),
              _fails(entry, stress * cv, healthy, limit)),
-            _fails(entry, cv, math.log(entry.get('vanished', 1.0)), limit))
+            _fails(entry, at * cv, math.log(entry.get('vanished', 1.0)),
+                   limit))
 
 
-def nights_needed(entry, cv, alpha, stress):
-    '''Fewest nights that catch the effect's loss 9 in 10, or ``None``.'''
+def nights_needed(entry, cv, alpha, stress, at=1.0):
+    '''Fewest nights that catch the effect's loss 9 in 10 at ``at`` times
+    the noise, or ``None``.'''
     for n in range(1, MAX_NIGHTS + 1):
-        if rates({**entry, 'nights': n}, cv, alpha, stress)[1] >= POWER:
+        if rates({**entry, 'nights': n}, cv, alpha, stress, at)[1] >= POWER:
             return n
     return None
 

@@ -47,11 +47,10 @@ def _ratio(ref, where, entry):
     pre = entry.get('precondition') or {}
     if 'over' in entry:
         _curve(ref, where, entry)
-    found = sides.ratio_sides(entry)
-    points = 2 * sides.curve_points(entry)
-    paths = [[('numerator', 'denominator')[i % 2]] for i in range(points)]
-    paths += [['precondition', s] for s in ('numerator', 'denominator')
-              if pre]
+    found, named = sides.ratio_sides(entry), sides.named(entry)
+    paths = [[named[i % len(named)]] for i in range(
+        len(named) * sides.curve_points(entry))]
+    paths += [['precondition', s] for s in sides.SIDES if pre]
     for side, path in zip(found, paths):
         _case(ref, where + path, side, described=bool(path[1:]))
         if id(side) in ref.absent:
@@ -65,7 +64,7 @@ def _ratio(ref, where, entry):
 
 def _curve(ref, where, entry):
     '''A curve runs over a parameter both sides have and leave free.'''
-    for s in ('numerator', 'denominator'):
+    for s in sides.SIDES:
         side = entry[s]
         cls = registry.get(side['test'])
         if cls is not None and entry['over'] not in cls.param_space.params:

@@ -10,7 +10,7 @@ from iogap.judge import references, schema
 from iogap.judge.judgement import Judgement
 
 # re-exported: checks/judge.py and the plan parametrise the readings
-from iogap.judge.sides import curve_points, ratio_sides
+from iogap.judge.sides import curve_points, named, ratio_sides
 from iogap.judge.targets import (  # noqa: F401 (the checks read them here)
     absolute_targets, entries, target_name)
 
@@ -51,9 +51,10 @@ class AbsoluteCheck(Judgement):
 
 
 class RatioCheck(Judgement):
-    '''One figure over another; the ``ratio`` parameter is an entry. A
-    curve is the geometric mean of the ratios at its points; where a
-    ``precondition`` does not hold, the ratio is not applicable.'''
+    '''One figure over another, or a paired figure (a numerator alone);
+    the ``ratio`` parameter is an entry. A curve is the geometric mean of
+    the ratios at its points; where a ``precondition`` does not hold, the
+    ratio is not applicable.'''
 
     def sides(self):
         return ratio_sides(self.ratio)
@@ -78,11 +79,12 @@ class RatioCheck(Judgement):
 
     def judged(self, figures):
         values = [next(iter(f.values())) for f in figures]
+        per = len(named(self.ratio))
         points = curve_points(self.ratio)
         if self.ratio.get('precondition'):
-            self.check_precondition(*values[2 * points:])
+            self.check_precondition(*values[per * points:])
         ratios = []
-        pairs = values[:2 * points]
+        pairs = values[:2 * points] if per == 2 else [values[0], 1.0]
         for num, den, at in zip(pairs[0::2], pairs[1::2],
                                 self.ratio.get('at') or [None]):
             if den == 0:

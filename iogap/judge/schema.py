@@ -68,13 +68,15 @@ SCHEMA = {
             **_CASE, **_JUDGED)},
         # a curve: ``over`` a parameter both sides sweep, at ``at``, judged
         # by the geometric mean of the points' ratios
+        # a paired figure (a ratio of two runs of one job): no denominator
         'ratios': {'type': ['array', 'null'], 'items': {**_entry(
-            ['name', 'numerator', 'denominator', 'ref', 'unit',
-             'provenance'], name={'type': 'string'}, numerator=_SIDE,
+            ['name', 'numerator', 'ref', 'unit', 'provenance'],
+            name={'type': 'string'}, numerator=_SIDE,
             denominator=_SIDE, over={'type': 'string'},
             at={'type': 'array', 'minItems': 2, 'uniqueItems': True},
             **_JUDGED, **_CONDITIONAL),
-            'dependencies': {'over': ['at'], 'at': ['over']}}},
+            'dependencies': {'over': ['at', 'denominator'],
+                             'at': ['over']}}},
         # bounds that hold on any healthy host
         'mechanisms': {'type': ['array', 'null'], 'items': _entry(
             ['name', 'test', 'partition', 'var', 'ref', 'unit',

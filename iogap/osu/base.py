@@ -10,7 +10,7 @@ from reframe.core.exceptions import SanityError, SkipTestError
 
 from iogap.core import IogapTest, JobSteps, variant
 from iogap.errors import IogapError
-from iogap.osu import parse
+from iogap.osu import control, parse
 
 #: Where OSU 5.x and 7.x install their binaries below a prefix
 LIBEXEC = 'libexec/osu-micro-benchmarks/mpi'
@@ -53,6 +53,10 @@ class OSUBase(IogapTest):
     validation_iterations = variable(int, value=10)
     #: Partition extra holding the family's largest message size
     MAX_SIZE_KEY = 'osu_max_size'
+    #: Repetitions of a paired case; ``None`` takes extras['repetitions']
+    repetitions = variable(int, type(None), value=None)
+    #: The figures of a paired case only (:mod:`iogap.osu.control`)
+    PAIRED = ()
 
     def configure(self):
         self.max_size = self.max_size or self.extra(self.MAX_SIZE_KEY)
@@ -74,6 +78,39 @@ class OSUBase(IogapTest):
                                 f'install prefix') from None
         self.typed = bool(self.datatype) and supports_types(self.executable)
         self.executable_opts = self.osu_options(validation=False)
+        self.repetitions = self.repetitions or self.extra('repetitions')
+        params = {k: getattr(self, k) for k in type(self).param_space.params
+                  if not k.startswith('.')}
+        why = control.unavailable(params, self.part) if self.PAIRED else \
+            'unpaired'
+        if why and self.PAIRED:
+            self.inapplicable = {f: why for f in self.paired_names()}
+        #: ``[(run, rep)]``: the measured runs, controls among them
+        self.paired_runs = [('measure', 1)] if why else \
+            control.runs(params, self.part, self.repetitions)
+        self.pairing = control.pairing(params)
+
+    @property
+    def paired(self):
+        return len(self.paired_runs) > 1
+
+    def paired_names(self):
+        '''The names of the figures only a paired case reports.'''
+        return [f.template for f in self.PAIRED]
+
+    def control_launch(self):
+        '''The launcher of the control run (:mod:`iogap.osu.control`).'''
+        raise NotImplementedError
+
+    def control_ranks(self):
+        '''``(tasks, nodes, sockets)`` the control's probe must show.'''
+        raise NotImplementedError
+
+    def launcher_with(self, **parts):
+        '''The job's launcher, these ``parts`` of its options replaced.'''
+        parts = {**self.job_sections.launcher, **parts}
+        return ' '.join([*self.job.launcher.command(self.job),
+                         *[o for name in parts for o in parts[name]]])
 
     def osu_options(self, validation):
         opts = ['-m', self.max_size]
@@ -95,24 +132,52 @@ class OSUBase(IogapTest):
         self.measure_steps(launch)
 
     def measure_steps(self, launch):
-        '''The measured run: the job's main step.'''
-        self.job_sections.step(run='measure')
+        '''The measured runs, each after its control if the case has one;
+        the job's last step is ReFrame's own.'''
+        if self.paired:
+            control = self.control_launch()
+            # Where the control's ranks run: after the job's probe, apart
+            self.job_sections['probe'].extend([
+                JobSteps.label(run='probe'),
+                self.task_placement.probe_command(control)])
+            command = ' '.join([self.executable, *self.executable_opts])
+            for run, rep in self.paired_runs[:-1]:
+                self.job_sections.step(
+                    f'{control if run == "control" else launch} {command}',
+                    run=run, rep=rep)
+        run, rep = self.paired_runs[-1]
+        self.job_sections.step(run=run, **({'rep': rep} if self.paired
+                                           else {}))
 
     def runs(self):
         '''The runs the job holds, in order (their ``run`` labels).'''
-        return ['validate', 'measure'] if self.validation else ['measure']
+        return ['probe'] * self.paired + ['validate'] * self.validation + \
+            [run for run, _ in self.paired_runs]
 
     def check_placement(self, text, found):
-        '''Sanity: where the job's placement probe saw the ranks run;
-        returns its summary.'''
+        '''Sanity: where the job's placement probe saw the ranks run, and
+        the control's; returns their summary.'''
+        # The job's probe, before any step; the control's, a step of its own
         summary, _ = self.task_placement.check(
-            text, self.num_tasks, self.num_tasks // self.num_tasks_per_node,
-            self.sockets())
+            text.split('\niogap-step:', 1)[0], self.num_tasks,
+            self.num_tasks // self.num_tasks_per_node, self.sockets())
+        for step in found:
+            if step['run'] == 'probe':
+                summary += '; control ' + self.task_placement.check_ranks(
+                    self.task_placement.ranks(step.text),
+                    *self.control_ranks())
         return summary
 
     def measured_figures(self, found, tables):
         '''``{name: value}`` of the measured runs (``found``, ``tables``).'''
-        return self.figures_of(tables[-1])
+        if not self.paired:
+            return self.figures_of(tables[-1])
+        runs = {}
+        for step, table in zip(found, tables):
+            if step['run'] != 'validate':
+                runs.setdefault(step['run'], {})[step['rep']] = \
+                    self.figures_of(table)
+        return self.combine(runs['measure'], runs['control'])
 
     def sockets(self):
         '''Where ranks 0 and 1 must run: ``'same'`` or ``'cross'`` socket,
@@ -120,9 +185,11 @@ class OSUBase(IogapTest):
         return None
 
     def what(self, step):
-        return (f'{self.benchmark} ({step["run"]} run, {self.num_tasks} '
-                f'ranks on {self.num_tasks // self.num_tasks_per_node} '
-                f'node(s))')
+        tasks, nodes = (self.control_ranks()[:2] if step['run'] in (
+            'control', 'probe') else (self.num_tasks, self.num_tasks //
+                                      self.num_tasks_per_node))
+        return f'{self.benchmark} ({step["run"]} run, {tasks} ranks on ' \
+            f'{nodes} node(s))'
 
     def check_exit(self, found):
         '''Sanity: the job exited 0; else say which run died and where.'''

@@ -4,8 +4,9 @@ count of ranks per node (see :func:`rank_sweep`) on 1, 2 or 4 nodes.'''
 from reframe.core.builtins import parameter
 
 from iogap.core import Figures, family, variant
+from iogap.osu import control
 from iogap.osu.base import OSUBase
-from iogap.osu.figures import LATENCY_AT
+from iogap.osu.figures import LATENCY_AT, PER_PEER
 from iogap.osu.pt2pt import at
 
 
@@ -56,9 +57,29 @@ class OSUCollective(OSUBase):
 
 @family
 class OSUAlltoall(OSUCollective):
-    '''osu_alltoall: average all-to-all latency (us).'''
+    '''osu_alltoall: average all-to-all latency (us). At the most ranks a
+    node holds (a power of two), each repetition runs it first at half
+    the ranks a node: ``latency_{size}B_per_peer_paired``.'''
 
     benchmark = 'osu_alltoall'
+    figures = Figures(LATENCY_AT, PER_PEER)
+    PAIRED = (PER_PEER,)
+
+    def paired_names(self):
+        return [PER_PEER.name(size=s) for s in self.report_sizes
+                if s <= self.max_size]
+
+    def control_launch(self):
+        tasks, _, _ = self.control_ranks()
+        return self.launcher_with(placement=[
+            f'--ntasks={tasks}',
+            f'--ntasks-per-node={self.ranks_per_node // 2}'])
+
+    def control_ranks(self):
+        return self.num_tasks // 2, self.num_nodes, None
+
+    def combine(self, measured, control_runs):
+        return control.per_peer(measured, control_runs, self.num_tasks)
 
 
 @family

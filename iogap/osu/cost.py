@@ -3,8 +3,8 @@
 from iogap.osu import control
 
 #: The partition's extras the estimate takes, as the budget page says them
-SAID = {'plan_osu_seconds': 'each measured OSU run (a paired latency '
-                            'case runs two a repetition)'}
+SAID = {'plan_osu_seconds': 'each measured OSU run (a paired case runs '
+                            'two a repetition)'}
 
 
 def geometry(case):
@@ -18,8 +18,8 @@ def geometry(case):
 
 def estimate(case):
     '''``(wall seconds, how)``: ``plan_osu_seconds`` per measured run
-    (a paired latency runs two a repetition).'''
+    (a paired case runs two a repetition).'''
     x = case.part.extras
     runs = len(control.runs(case.params, case.part, x['repetitions'])) \
-        if case.family == 'OSULatency' else 1
+        if case.family in ('OSULatency', 'OSUAlltoall') else 1
     return x['plan_osu_seconds'] * runs, f'estimate: OSU fixed x {runs} run(s)'

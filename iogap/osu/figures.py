@@ -19,7 +19,17 @@ BW_PEAK_SIZE = Figure('bw_peak_size', 'B', better=None,
 #: the moment does to both cancels out
 LATENCY_PAIRED = Figure('latency_smallest_paired', 'ratio',
                         better=Figure.LOWER,
-                        meaning='latency_smallest across two nodes over '
-                        'latency_smallest between two ranks of one of them, '
-                        'run just before it in the same repetition '
-                        '(geometric mean of the repetitions)')
+                        meaning='latency_smallest over its control\'s, run '
+                        'just before it in the same repetition (inter-node '
+                        'over two ranks on one of the nodes, cross-socket '
+                        'over same-socket; geometric mean of the '
+                        'repetitions)')
+LATENCY_GROWTH = Figure('latency_{size}B_over_smallest', 'ratio',
+                        better=Figure.LOWER, size=int,
+                        meaning='latency at {size} bytes over '
+                        'latency_smallest of the same run')
+PER_PEER = Figure('latency_{size}B_per_peer_paired', 'ratio',
+                  better=Figure.LOWER, size=int,
+                  meaning='all-to-all latency per peer at {size} bytes over '
+                  'that at half the ranks, run just before it in the same '
+                  'repetition (geometric mean of the repetitions)')

@@ -1,8 +1,11 @@
 '''IORCollective: one shared file through MPI-IO or HDF5, independent
 against collective I/O, and collective with each ROMIO cb_buffer_size of
 the partition. The study's 32-node HDF5 writes, 6.3 GB/s without and 7.6
-GB/s with core specialization (``#SBATCH -S 4``), are a case of it.'''
+GB/s with core specialization (``#SBATCH -S 4``), are a case of it; core
+specialization is the allocation's, so a core-spec case runs right after
+its twin without, on the twin's nodes.'''
 
+import reframe.utility.udeps as udeps
 from reframe.core.builtins import parameter, variable
 
 from iogap.core import family, size_bytes, size_text, variant
@@ -70,10 +73,28 @@ class IORCollective(IORBase):
         p['io'] in cb_sizes(part),
     )
 
+    def size_tasks(self):
+        if self.core_spec:
+            self.depends_on(self.twin(), udeps.by_case)
+
+    def twin(self):
+        '''The case without core specialization, its other parameters
+        (and ``--repeat``'s number) this one's.'''
+        cls = type(self)
+        nums = cls.get_variant_nums(**{
+            k: (lambda x, v=(0 if k == 'core_spec' else getattr(self, k)):
+                x == v) for k in cls.param_space.params})
+        return cls.variant_name(nums[0])
+
     def size_job(self):
         nodes, ppn = collective_point(self.part, self.core_spec)
         self.num_tasks, self.num_tasks_per_node = nodes * ppn, ppn
         self.interleave()
+        twin = self.getdep(self.twin()) if self.core_spec else None
+        if twin is not None and twin.job.nodelist:
+            # back to back on the same nodes: the allocation's variant
+            self.job.pin_nodes = list(twin.job.nodelist)
+            self.note(f'after {twin.job.jobid} on its nodes')
 
     def interleave(self):
         '''Each task's bytes as segments of one small transfer T (``-s N

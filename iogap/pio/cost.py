@@ -2,6 +2,7 @@
 
 from iogap.core import size_bytes
 from iogap.pio.base import node_sweep, ppn_sweep
+from iogap.pio.pair import contrasts
 from iogap.pio.figures import BW
 
 BANDWIDTH = BW.name(phase='write')
@@ -10,6 +11,7 @@ MDTEST = 'MDTestBench'
 #: The profile setting that sizes each family's transfer (re-baselining)
 SIZE = {'IORBench': 'ior_block_size', 'IORCollective': 'ior_block_size',
         'IORFrequencySweep': 'ior_block_size', 'IORAffinity': 'ior_block_size',
+        'IORPair': 'ior_block_size',
         'MDTestBench': 'mdtest_files_per_proc'}
 
 
@@ -22,6 +24,8 @@ def _shape(case):
                     ppn_sweep(case.part, p.get('core_spec', 0))))
     if case.family == 'IORAffinity':
         return 1, x['affinity_tasks']
+    if case.family == 'IORPair':
+        return contrasts(case.part)[p['pair']][3]
     return p['num_nodes'], p['procs_per_node']
 
 
@@ -35,6 +39,11 @@ def geometry(case):
         return nodes, tasks, data * reps, data * reps * 2
     nodes, ppn = _shape(case)
     data = nodes * ppn * size_bytes(x['ior_block_size'])
+    if case.family == 'IORPair':
+        # two sides: each repetition's write and reads, one verification
+        reads = contrasts(case.part)[p['pair']][2]
+        return nodes, nodes * ppn, 2 * data * reps, \
+            2 * data * (reps * (1 + reads) + 1)
     # the writes, a verification and three read passes
     return nodes, nodes * ppn, data * reps, data * (reps + 4)
 

@@ -18,6 +18,16 @@ BW_SPREAD = Figure('{phase}_bw_{stat}', 'MiB/s', better=None,
                    'bandwidths', phase=('write', 'read_3x'),
                    stat=('min', 'max'))
 
+#: The sides of IORPair's contrasts (:mod:`iogap.pio.pair`), A's first
+SIDES = ('collective', 'independent', 'cb_large', 'cb_small', 'direct',
+         'buffered', 'fewer', 'more', 'bound', 'unbound')
+BW_SIDE = Figure('{phase}_bw_{side}', 'MiB/s', meaning='IORPair: the '
+                 '{side} side\'s {phase} bandwidth (median of the '
+                 'repetitions)', phase=PHASES, side=SIDES)
+BW_PAIRED = Figure('{phase}_bw_paired', 'ratio', meaning='IORPair: A\'s '
+                   '{phase} bandwidth over B\'s in the same repetition '
+                   '(geometric mean of the repetitions)', phase=PHASES)
+
 #: mdtest SUMMARY rows reported, by our short name
 MDTEST_OPS = {'create': 'File creation', 'stat': 'File stat',
               'read': 'File read', 'remove': 'File removal'}

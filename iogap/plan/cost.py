@@ -155,3 +155,27 @@ def totals(costs):
         row[2] += cost.seconds
         row[3] += cost.written
     return out
+
+
+def pairings(costs, ratios):
+    '''``[(ratio, separate, het)]``: node-hours of each ratio across
+    partitions (``ratios``: entries), its two cases as two jobs, and as
+    one heterogeneous job holding both allocations while the sides
+    alternate (each idle while the other runs), its cost of closeness.'''
+    by = {(c.case.family, c.case.partition, k): c for k, c in costs.items()}
+    out = []
+    for entry in ratios:
+        sides = [entry.get(s) for s in ('numerator', 'denominator')]
+        if None in sides or sides[0]['partition'] == sides[1]['partition']:
+            continue
+        found = [next((c for (f, p, _), c in by.items() if (f, p) == (
+            s['test'], s['partition']) and all(
+                c.case.params.get(k) == v for k, v in
+                (s.get('params') or {}).items())), None) for s in sides]
+        if None in found:
+            continue
+        nodes = sum(c.nodes for c in found)
+        seconds = sum(c.seconds for c in found)
+        out.append((entry['name'], sum(c.node_hours for c in found),
+                    nodes * seconds / 3600))
+    return out

@@ -107,7 +107,8 @@ def _absent_ratios():
     '''The ratios across partitions that got no ``RatioCheck`` here.'''
     ref, found = references.current(), []
     for entry in (ref.data['ratios'] if ref else []):
-        sides = [entry['numerator'], entry['denominator']]
+        sides = [entry[s] for s in ('numerator', 'denominator')
+                 if s in entry]
         if id(entry) in ref.absent and \
                 len({side['partition'] for side in sides}) > 1:
             found.append(('RatioCheck', entry['name'], [

@@ -83,6 +83,20 @@ EXTRAS = {
                                      'the collective-I/O cases: small '
                                      'interleaved segments (`-s`) that '
                                      'collective buffering aggregates'),
+    'mpiio_direct_read': ({'type': 'object', 'additionalProperties':
+                           {'type': 'string'}}, {},
+                          'environment that makes the MPI-IO layer read '
+                          'with O_DIRECT (Cray MPICH: `MPIIO_DIRECT_READ='
+                          'TRUE`); IORPair reads a shared file with and '
+                          'without it in one job'),
+    'burst_buffer': ({'type': 'object', 'additionalProperties': False,
+                      'required': ['directives', 'path_env'],
+                      'properties': {'directives': _STR_LIST,
+                                     'path_env': {'type': 'string'}}},
+                     {}, 'a job\'s own burst buffer: the batch directives '
+                     'that allocate it (`#DW jobdw ...`) and the variable '
+                     'naming its directory (`DW_JOB_STRIPED`); FioThreads '
+                     'reads there too'),
     'mdtest_files_per_proc': (POSITIVE, 1000, 'mdtest `-n`'),
     'mdtest_file_bytes': ({'type': 'integer', 'minimum': 0}, 4096,
                           'bytes written and read back per mdtest file'),

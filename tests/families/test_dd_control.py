@@ -52,16 +52,16 @@ def test_the_planner_counts_the_control(cori_cases):
             copies / x['plan_memory_bandwidth'])
 
 
-def test_a_paired_inter_node_latency_costs_its_controls(cori_cases):
+def test_a_paired_latency_costs_its_controls(cori_cases):
     osu = {k: c for k, c in cori_cases.items() if c.family == 'OSULatency'}
     costs = cost.costs(osu)
-    inter = [c for c in costs.values()
-             if c.case.params['placement'] == 'inter_node']
+    paired = [c for c in costs.values() if c.case.params['placement'] in
+              ('inter_node', 'cross_socket')]
     one = [c for c in costs.values()
-           if c.case.params['placement'] != 'inter_node']
-    assert inter and one
-    # three repetitions of a control and an inter-node run, against one run
-    assert {c.how for c in inter} == {'estimate: OSU fixed x 6 run(s)'}
+           if c.case.params['placement'] == 'same_socket']
+    assert paired and one
+    # three repetitions of a control and a measured run, against one run
+    assert {c.how for c in paired} == {'estimate: OSU fixed x 6 run(s)'}
     assert {c.how for c in one} == {'estimate: OSU fixed x 1 run(s)'}
 
 

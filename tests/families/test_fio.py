@@ -4,8 +4,10 @@ judged.'''
 
 import copy
 import json
+import math
 import os
 import shutil
+import statistics
 
 import pytest
 import yaml
@@ -115,6 +117,14 @@ def test_threads_on_one_core_are_measured_and_their_ratio_judged(tmp_path):
         assert tc['tool_provider'].endswith('/fio')
         assert f'{tc["threads"]} thread(s) on cpu ' in tc['method']
         assert perf(tc, 'read_bw') > 0 and perf(tc, 'clat_mean') > 0
+        # each repetition one core, then spread (or the other way), paired
+        bw = {side: [parse.figures(parse.load(os.path.join(
+            tc['outputdir'], f'fio_{side}_{rep}.json'))['jobs'])['read_bw']
+            for rep in range(1, 4)] for side in ('one', 'spread')}
+        assert perf(tc, 'read_bw') == pytest.approx(
+            statistics.median(bw['one']))
+        assert perf(tc, 'read_bw_paired') == pytest.approx(math.exp(
+            statistics.fmean(math.log(a / b) for a, b in zip(*bw.values()))))
     [ratio] = cases(run, 'RatioCheck')
     # Judged from the two figures: pass or fail, never skipped
     assert ratio['result'] in ('pass', 'fail')

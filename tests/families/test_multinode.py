@@ -240,10 +240,14 @@ def test_every_multinode_case_passes(suite):
               not tc['name'].startswith('RatioCheck ')]
     assert not failed, run.stdout
     names = sorted(tc['name'].split()[0] for tc in found)
+    # the core-spec case brings its twin without, run just before it
     assert names == sorted(['OSULatency'] * 2 + [
                             'OSUAlltoall'] + ['IORBench'] * 2 + [
-                            'MDTestBench'] + ['IORCollective'] * 3 +
+                            'MDTestBench'] + ['IORCollective'] * 4 +
                            ['RatioCheck']), names
+    [spec] = [tc for tc in found if '%core_spec=1' in tc['display_name']]
+    assert '#SBATCH --nodelist=n0' in job_file(spec, 'rfm_job.sh')
+    assert re.search(r'after \d+ on its nodes', spec['method'])
     for tc in found:
         if tc['name'].startswith('RatioCheck'):
             continue

@@ -5,10 +5,13 @@ node holds two ranks), started for this module on a port of its own and
 stopped after it. Each repetition of the inter-node OSULatency case runs
 osu_latency between two ranks on one node of its job, then across the
 two nodes; the paired figure is the geometric mean of inter over intra,
-as the job's own tables give them. (The two nodes share this host's
+as the job's own tables give them; IORPair's direct/buffered pair
+alternates its sides the same way. (The two nodes share this host's
 CPUs: the pairing is proven here, not the network's figures.)'''
 
+import json
 import math
+import os
 import statistics
 
 import pytest
@@ -80,3 +83,42 @@ def test_each_repetition_pairs_inter_node_with_intra_node(cluster,
     print(f'paired OSU case in {wall:.0f} s: inter {sorted(inter.items())} '
           f'intra {sorted(intra.items())} us, ratios '
           f'{[round(q, 3) for q in ratios]}')
+
+
+#: IORPair's direct/buffered pair on knl (one process a node here)
+PAIR = variant('IORPair', pair='direct_1')
+
+
+@needs_tools
+def test_each_repetition_pairs_both_sides_of_a_contrast(cluster, tmp_path):
+    '''Both sides alternate in the job, and each paired figure is the
+    geometric mean of A over B per repetition, as IOR's own summaries of
+    the job's steps give them.'''
+    run, wall = cluster.run(tmp_path, '-n', PAIR, '-S',
+                            f'IORPair.repetitions={REPETITIONS}', '-r')
+    [tc] = cases(run, 'IORPair')
+    assert tc['result'] == 'pass', (tc['fail_reason'], run.stdout[-3000:])
+    found = [(s['side'], s['rep'], s['op']) for s in steps.parse(
+        job_file(tc)) if 'op' in s.labels]
+    # the job ends with its own launch, side A's (direct)
+    assert [(s, r) for s, r, op in found if op == 'write'] == [
+        ('B', '1'), ('A', '1'), ('A', '2'), ('B', '2'), ('B', '3'),
+        ('A', '3')]
+    for phase, op in (('write', 'write'), ('read_once', 'read')):
+        bw = {}
+        for side, name in (('A', 'direct'), ('B', 'buffered')):
+            for rep in range(1, REPETITIONS + 1):
+                with open(os.path.join(tc['outputdir'], f'ior_{name}_{op}_'
+                                       f'{rep}.json')) as fp:
+                    doc = json.load(fp)
+                [first] = [r['bwMiB'] for t in doc['tests']
+                           for r in t['Results'] if r['access'] == op]
+                bw.setdefault(side, []).append(first)
+        assert perf(tc, f'{phase}_bw_paired') == pytest.approx(math.exp(
+            statistics.fmean(math.log(a / b) for a, b in zip(
+                bw['A'], bw['B']))), rel=1e-3), phase
+        assert perf(tc, f'{phase}_bw_direct') == pytest.approx(
+            statistics.median(bw['A']), rel=1e-3)
+    print(f'paired IOR case in {wall:.0f} s: write_bw_paired '
+          f'{perf(tc, "write_bw_paired"):.3f}, read_once_bw_paired '
+          f'{perf(tc, "read_once_bw_paired"):.3f}')

@@ -1,6 +1,7 @@
-'''The inter-node latency paired with its intra-node control: where a case
-has the control (two nodes, a placement for two ranks on one of them, two
-cores a node), and why not elsewhere, in the house's words.'''
+'''OSU cases paired with a control in the same job: the inter-node latency
+with two ranks on one of its nodes, the cross-socket one with a same-socket
+one, the all-to-all at a node's most ranks with half of them; where a case
+has its control, and why not elsewhere, in the house's words.'''
 
 import pytest
 
@@ -12,17 +13,22 @@ from iogap.osu.figures import LATENCY_PAIRED
 from iogap.site.profile import Part
 
 PLACED = {'osu_placement': {'inter_node': [], 'intra_node': [
-    '--nodes=1', '--ntasks=2', '--ntasks-per-node=2']}}
+    '--nodes=1', '--ntasks=2', '--ntasks-per-node=2'],
+    'cross_socket': ['--distribution=block:cyclic'],
+    'same_socket': ['--distribution=block:block']}}
 
 
 def part(cores=4, **extras):
     return Part('site:p', ['mpi', 'multinode'], {**PLACED, **extras}, cores)
 
 
-def test_an_inter_node_case_pairs_each_repetition():
-    params = {'placement': 'inter_node', 'core_spec': 0}
-    assert control.unavailable(params, part()) is None
-    assert control.runs(params, part(), 3) == [
+@pytest.mark.parametrize('params', [
+    {'placement': 'inter_node', 'core_spec': 0},
+    {'placement': 'cross_socket', 'core_spec': 0},
+    {'num_nodes': 1, 'ranks_per_node': 64}])
+def test_a_paired_case_pairs_each_repetition(params):
+    assert control.unavailable(params, part(cores=68)) is None
+    assert control.runs(params, part(cores=68), 3) == [
         ('control', 1), ('measure', 1), ('control', 2), ('measure', 2),
         ('control', 3), ('measure', 3)]
 
@@ -30,6 +36,13 @@ def test_an_inter_node_case_pairs_each_repetition():
 @pytest.mark.parametrize('params,where,reason', [
     ({'placement': 'same_socket', 'core_spec': 0}, part(),
      'same_socket: the case runs on one node'),
+    ({'placement': 'cross_socket', 'core_spec': 0},
+     part(osu_placement={'cross_socket': []}),
+     'site:p gives no osu_placement.same_socket'),
+    ({'num_nodes': 1, 'ranks_per_node': 2}, part(cores=4),
+     '2 ranks a node: only the most a node holds'),
+    ({'num_nodes': 1, 'ranks_per_node': 2}, part(cores=2),
+     'at least 4 in all'),
     ({'placement': 'inter_node', 'core_spec': 0},
      part(osu_placement={'inter_node': []}),
      'site:p gives no osu_placement.intra_node'),
@@ -72,3 +85,13 @@ def test_a_paired_cases_figures_are_its_repetitions_medians():
     assert got['smallest_size'] == 1
     assert got['latency_smallest_paired'] == pytest.approx(
         (10.0 * 10.0 * 5.0) ** (1 / 3))
+
+
+def test_the_all_to_all_per_peer_divides_out_the_peers():
+    # 8 ranks at 70 us (7 peers: 10 each) over 4 at 15 us (3 peers: 5)
+    measured = {'1': {'latency_8B': 70.0}, '2': {'latency_8B': 84.0}}
+    half = {'1': {'latency_8B': 15.0}, '2': {'latency_8B': 12.0}}
+    got = control.per_peer(measured, half, 8)
+    assert got['latency_8B'] == 70.0          # the low median
+    assert got['latency_8B_per_peer_paired'] == pytest.approx(
+        (2.0 * 3.0) ** 0.5)

@@ -166,7 +166,7 @@ def test_an_effect_too_short_to_catch_its_disappearance_is_refused(tmp_path):
     data['effects'] = [{**EFFECT, 'healthy': 0.78, 'vanished': 0.6}]
     with pytest.raises(ReferenceFileError, match=r'effects\[0\]\.nights: 3 '
                        r'nights do not catch the effect\'s disappearance 9 '
-                       r'in 10 at noise 14\.1%: pool 1[0-9] '):
+                       r'in 10 at 1\.5x the noise 14\.1%: pool 1[0-9] '):
         load(tmp_path, data)
     data['effects'][0]['vanished'] = 0.4
     [_, row] = load(tmp_path, data).audit

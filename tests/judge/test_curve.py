@@ -96,13 +96,13 @@ def test_it_passes_at_the_studys_gap_and_fails_once_the_gap_vanishes(ref):
         (pytest.approx(0.5), False)
     # the gap itself over the nights the effect pools: at the study's
     # values it passes, with no gap (or a gap at one point only) it fails
-    assert nights(ref, knl, study, 4)[0] is True
-    passed, message = nights(ref, knl, knl, 4)
-    assert passed is False and 'at least 1.1 needed' in message
+    assert nights(ref, knl, study, 5)[0] is True
+    passed, message = nights(ref, knl, knl, 5)
+    assert passed is False and 'at least 1.13 needed' in message
     assert nights(ref, knl, [k * (1.52 if n == 1 else 1.0)
-                             for k, n in zip(knl, POINTS)], 4)[0] is False
+                             for k, n in zip(knl, POINTS)], 5)[0] is False
     # fewer nights than it pools: not judged yet
-    assert nights(ref, knl, knl, 3)[0] is None
+    assert nights(ref, knl, knl, 4)[0] is None
 
 
 def test_a_point_that_divides_by_zero_is_named(ref):

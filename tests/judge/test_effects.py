@@ -99,8 +99,8 @@ def test_the_series_divides_by_the_other_ratio_on_common_nights():
 
 def test_the_nightly_judges_coris_effects_from_its_ratios_series(cori):
     # the series the nightly reads back (iogap.judge.acrossnights.series):
-    # core specialization's gain holds 20 nights, then is gone for 20
-    # (7 % a night: from the 40th night the site's own spread is used)
+    # core specialization's gain holds 30 nights, then is gone for the 4
+    # it pools (5 % a night: the site's own spread, of the 30 before)
     from iogap.judge import acrossnights as nightly
     from iogap.judge import audit, references
     ref = references.File(os.path.join(ROOT, 'reference', 'cori.yaml'),
@@ -108,13 +108,13 @@ def test_the_nightly_judges_coris_effects_from_its_ratios_series(cori):
     rows = audit.rows(ref)
     name = 'knl_core_spec_gain_hdf5_collective_write_bw'
     key = ('cori:knl', f'RatioCheck %ratio={name}', name)
-    gains = series(1.21, 0.07, 20, 8) + series(1.0, 0.07, 20, 9)
-    for nights, verdict in ((20, 'held'), (40, 'gone')):
+    gains = series(1.21, 0.05, 30, 8) + series(1.0, 0.05, 4, 9)
+    for nights, verdict in ((30, 'held'), (34, 'gone')):
         found = {key: list(enumerate(gains[:nights]))}
         [(effect, status, why)] = nightly.verdicts(ref, rows, found,
                                                    nights - 1)
         assert (effect, status) == ('knl_core_spec_gain', verdict), why
-    assert 'the 20 nights before' in why
+    assert 'the 30 nights before' in why
     # an effect none of whose ratios was judged tonight is not judged
     assert nightly.verdicts(ref, rows, {key: [(0, 1.2)]}, 1) == []
 

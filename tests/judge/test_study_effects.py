@@ -4,6 +4,7 @@ pools, at the threshold the audit sets), and the findings judged each
 night alone (buffered over direct writes, Haswell's direct scaling) fail
 a night with no gain.'''
 
+import math
 import os
 
 import pytest
@@ -71,3 +72,66 @@ def test_the_budget_held_back_findings_are_effects_on_cori(ref):
                  'haswell_page_cache_serves_rereads'):
         assert rows[name].detects is not None, name
         assert rows[name].detects[0] <= rows[name].entry['nights'], name
+
+
+#: Effects across partitions whose two sides run in separate jobs: the
+#: night's noise enters twice, and no job holds both (docs/research/findings.md,
+#: Open: a heterogeneous job needs the harness)
+APART = {'knl_outreads_haswell_buffered', 'knl_outreads_haswell_direct'}
+
+
+def test_every_other_effect_catches_its_loss_within_a_week(ref):
+    '''The goal of issue 49: 9 in 10 within 7 nights at 1.5x the noise,
+    and the night's false alarms within 10 % there.'''
+    limits = audit.budget(ref)
+    for row in ref.audit:
+        if row.kind != 'effects':
+            continue
+        need = effects.nights_needed(row.entry, row.noise, limits['effect'],
+                                     limits['stress'], limits['stress'])
+        assert (need <= 7) != (row.name in APART), (row.name, need)
+        assert row.entry['nights'] == need, row.name
+    assert audit.night(ref.audit, stress=True) <= 0.10
+
+
+#: Read in one job, not alternating: the first read and the mean of three
+ONE_JOB = {'knl_page_cache_serves_rereads',
+           'haswell_page_cache_serves_rereads'}
+
+
+def test_the_nightly_guard_of_a_paired_gain_rejects_it_gone(ref):
+    '''A gain measured side by side: its guard's bound lies beyond the
+    value its disappearance leaves, so a night at it fails 9 in 10. (Core
+    specialization's two jobs back to back, at 5.1 %, and the large
+    message latency, a ratio of two runs' own ratios at 7.2 %, cannot
+    within the budget: their effects catch the loss in 4 and 5 nights.)'''
+    ratios = {e['name']: e for e in ref.data['ratios']}
+    rows = {r.name: r for r in ref.audit}
+    checked = 0
+    for entry in ref.data['effects']:
+        guard = ratios[entry['ratio']]
+        paired = all(s['var'].endswith('_paired') for s in (
+            guard[k] for k in ('numerator', 'denominator') if k in guard))
+        if 'over' in entry or not (paired or entry['name'] in ONE_JOB):
+            continue
+        value, lower, upper = guard['ref']
+        gone = entry.get('vanished', 1.0)
+        cv = rows[guard['name']].noise
+        assert upper is None, guard['name']
+        # gone, the night's value is ``gone`` times the noise
+        assert value * (1 + lower) > gone * math.exp(1.2816 * cv), \
+            guard['name']
+        checked += 1
+    assert checked == 15
+
+
+def test_a_paired_figure_is_a_ratio_of_its_own(ref):
+    from iogap.judge.readings import RatioCheck
+    [entry] = [e for e in ref.data['ratios']
+               if e['name'] == 'knl_mpiio_cb64m_over_cb4m_write_bw_paired']
+    assert 'denominator' not in entry
+    check = RatioCheck.__new__(RatioCheck)
+    check.ratio = entry
+    value, bounds, unit = check.judged([{'write_bw_paired': 1.3}])[
+        entry['name']]
+    assert (value, unit) == (1.3, 'ratio') and len(check.sides()) == 1

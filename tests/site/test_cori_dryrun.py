@@ -207,8 +207,10 @@ def test_affinity_on_an_under_packed_knl_node_is_nerscs_tip(scripts):
 @pytest.mark.parametrize('threads', [1, 8, 16, 32])
 def test_fio_threads_share_one_core_with_psync_and_o_direct(scripts,
                                                             threads):
-    [text] = pick(scripts, 'FioThreads', 'knl', threads=threads)
-    [main] = [l for l in text.splitlines() if '--name=read' in l]
+    [text] = pick(scripts, 'FioThreads', 'knl', threads=threads,
+                  target='scratch')
+    [main] = [l for l in text.splitlines() if '--name=read' in l and
+              l.startswith('srun')]
     assert re.match(r'srun /\S+/knl/view/bin/fio --name=read ', main)
     for option in ('--thread', '--cpus_allowed="$IOGAP_CPU"',
                    '--ioengine=psync', '--direct=1', '--rw=read',
