@@ -102,10 +102,9 @@ def _suite(night, system, title):
         kept += _history(night, uuid)
         found, status, steps, effects = verdict.across_nights(
             found, status, night.results_db, uuid, system)
-        if steps:
-            junit.add_junit(night.junit, steps)
-        if effects:
-            junit.add_effects(night.junit, effects)
+        for suite, cases in (('changepoint', steps), ('effects', effects)):
+            if cases:
+                junit.add_suite(night.junit, suite, cases)
         junit.add_coverage(night.junit, found)
     print_summary(night, title, kept + found + unstored)
     return status
