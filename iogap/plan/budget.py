@@ -1,11 +1,7 @@
 '''A night's budget, and what a set of variants uses of it.'''
 
-import os
-
 from iogap import inputs
 from iogap.errors import IogapError
-from iogap.plan.cost import totals
-from iogap.site import profile
 
 #: Wall seconds of a judgement (local arithmetic on figures)
 JUDGE_SECONDS = 1.0
@@ -90,29 +86,13 @@ def usage(selects, variants, costs):
     return used
 
 
-def tonight(node_hours, wall, costs):
-    '''The night's budget: the options, else the pipeline's variables,
-    else each partition's ``night_node_hours``.'''
-    hours = node_hours or inputs.env(os.environ, 'IOGAP_NIGHT_NODE_HOURS',
-                                     inputs.node_hours)
-    wall = wall or inputs.env(os.environ, 'IOGAP_NIGHT_WALL',
-                              inputs.duration)
-    if not hours and not wall:
-        hours = {p['name']: p['extras']['night_node_hours']
-                 for p in profile.current()['partitions']
-                 if p['extras'].get('night_node_hours')}
-    _known_partitions(hours or {})
-    full = totals(costs).values()
-    return Budget.of(hours or {}, wall, (sum(r[1] for r in full),
-                                         sum(r[2] for r in full)))
+def add(a, b):
+    '''Two usages (``{partition: node-hours, 'wall': seconds}``) summed.'''
+    return {k: a.get(k, 0) + b.get(k, 0) for k in set(a) | set(b)}
 
 
-def _known_partitions(hours):
-    '''Refuse an unknown partition: the one meant would have no limit.'''
-    system = profile.current()
-    names = {p['name'] for p in system['partitions']} | set(
-        profile.omitted())
-    for part in sorted(set(hours) - names - {'*'}):
-        raise IogapError(f'the night budget names partition {part!r}, which '
-                         f'{system["name"]} does not have: give one of '
-                         f'{", ".join(sorted(names))}')
+def rounded(used):
+    '''A usage as a plan records it.'''
+    return {'node_hours': {k: round(v, 3) for k, v in sorted(used.items())
+                           if k != 'wall'},
+            'wall_seconds': round(used['wall'], 1)}

@@ -14,7 +14,7 @@ from iogap.history.runreport import measured, read_report
 from iogap.judge import references
 from iogap.plan import cost, jobs
 from iogap.plan import inventory as cases
-from iogap.plan.budget import tonight
+from iogap.plan.budget import Budget
 from iogap.plan.nightplan import Plan, night_index
 from iogap.site import profile
 
@@ -62,8 +62,28 @@ def _history(db):
 
 
 def budget(args, costs):
-    '''The night's budget (``40%``: that share of the full night).'''
-    return tonight(args.node_hours, args.wall, costs)
+    '''The night's budget: the options, else the pipeline's variables,
+    else each partition's ``night_node_hours`` (``40%``: that share of the
+    full night).'''
+    hours = args.node_hours or inputs.env(
+        os.environ, 'IOGAP_NIGHT_NODE_HOURS', inputs.node_hours)
+    wall = args.wall or inputs.env(os.environ, 'IOGAP_NIGHT_WALL',
+                                   inputs.duration)
+    system = profile.current()
+    if not hours and not wall:
+        hours = {p['name']: p['extras']['night_node_hours']
+                 for p in system['partitions']
+                 if p['extras'].get('night_node_hours')}
+    # an unknown partition is refused: the one meant would have no limit
+    names = {p['name'] for p in system['partitions']} | set(
+        profile.omitted())
+    for part in sorted(set(hours or {}) - names - {'*'}):
+        raise IogapError(f'the night budget names partition {part!r}, which '
+                         f'{system["name"]} does not have: give one of '
+                         f'{", ".join(sorted(names))}')
+    full = cost.totals(costs).values()
+    return Budget.of(hours or {}, wall, (sum(r[1] for r in full),
+                                         sum(r[2] for r in full)))
 
 
 def plan(args, left_out=None):
@@ -99,11 +119,6 @@ def print_night(args):
                              f'({err.strerror}): give a file in a writable '
                              f'directory') from None
     print(' '.join(f'-n {s}' for s in summary['selects']))
-    say_night(name, made, index, summary)
-
-
-def say_night(name, made, index, summary):
-    '''The plan's lines on stderr: the night, its jobs, what waits.'''
     sweep = ''.join(f', a sweep of {len(s["variants"])} variant(s) over '
                     f'{s["nodes"]} nodes of {p}'
                     for p, s in summary['sweep'].items()) or (

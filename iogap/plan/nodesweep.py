@@ -17,14 +17,6 @@ def _swept(selects, variants, cases, costs):
                 yield sel, key
 
 
-def variants(selects, plan):
-    '''``{partition: [Check@N, ...]}`` a sweep of ``selects`` runs.'''
-    found = {}
-    for sel, key in _swept(selects, plan.variants, plan.cases, plan.costs):
-        found.setdefault(key[1], set()).add(sel)
-    return {part: sorted(sels) for part, sels in sorted(found.items())}
-
-
 def usage(selects, variants_, cases, costs):
     '''``{partition: node-hours, 'wall': seconds}`` of sweeping.'''
     used = {'wall': 0.0}
@@ -38,12 +30,13 @@ def usage(selects, variants_, cases, costs):
 def summary(selects, plan):
     '''``{partition: {variants, nodes, node_hours, wall_seconds}}``.'''
     found = {}
-    for part, sels in variants(selects, plan).items():
-        used = usage(sels, {s: [k for k in plan.variants[s] if k[1] == part]
-                            for s in sels}, plan.cases, plan.costs)
-        some = next(k for s in sels for k in plan.variants[s]
-                    if k[1] == part)
-        found[part] = {'variants': sels, 'nodes': nodes(plan.cases[some]),
-                       'node_hours': round(used.get(part, 0), 3),
-                       'wall_seconds': round(used['wall'], 1)}
-    return found
+    for sel, key in _swept(selects, plan.variants, plan.cases, plan.costs):
+        count, cost = nodes(plan.cases[key]), plan.costs[key]
+        row = found.setdefault(key[1], {'variants': [], 'nodes': count,
+                                        'node_hours': 0, 'wall_seconds': 0})
+        row['variants'] = sorted({*row['variants'], sel})
+        row['node_hours'] += count * cost.node_hours
+        row['wall_seconds'] += count * cost.seconds
+    return {part: dict(row, node_hours=round(row['node_hours'], 3),
+                       wall_seconds=round(row['wall_seconds'], 1))
+            for part, row in sorted(found.items())}
