@@ -12,9 +12,8 @@ import json
 from iogap.errors import IogapError
 from iogap.judge import references
 from iogap.plan import canaries
-from iogap.plan import nodesweep as sweep
 from iogap.plan.budget import (  # noqa: F401
-    JUDGE_SECONDS, Budget, add, rounded, usage)
+    JUDGE_SECONDS, Budget, add, rounded, sweep_summary, sweep_usage, usage)
 
 
 class Plan:
@@ -37,7 +36,7 @@ class Plan:
         self.canaries, self.canary_reason = canaries.declared(
             self, declared) if declared else canaries.derived(
             self, references.current())
-        self.swept = sweep.usage(self.canaries, self.variants, cases,
+        self.swept = sweep_usage(self.canaries, self.variants, cases,
                                  costs) if sweeps else {}
         #: What the canaries use every night, their sweep included
         self.base = self.every_night(self.canaries)
@@ -120,7 +119,7 @@ class Plan:
         '''The usage of ``chosen`` as canaries: with their sweep.'''
         used = usage(chosen, self.variants, self.costs)
         if self.sweeps:
-            used = add(used, sweep.usage(
+            used = add(used, sweep_usage(
                 chosen, self.variants, self.cases, self.costs))
         return used
 
@@ -195,7 +194,7 @@ class Plan:
             'selects': selects,
             **rounded(used),
             'digest': hashlib.sha256(text.encode()).hexdigest()[:12],
-            'sweep': sweep.summary(self.canaries, self) if self.sweeps
+            'sweep': sweep_summary(self.canaries, self) if self.sweeps
             else {},
         }
 

@@ -15,7 +15,7 @@ import pytest
 from iogap.__main__ import main as iogap
 from iogap.errors import EXIT
 from iogap.history import sessions
-from iogap.night.junit import add_suite
+from iogap.night.driver import add_suite
 from iogap.night import driver as nightly
 from iogap.judge import acrossnights as cp
 from iogap.core.figures import HIGHER, LOWER
