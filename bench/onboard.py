@@ -22,7 +22,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-from iogap.night.pricing import SELECT  # noqa: E402
+from iogap.night.baseline import SELECT  # noqa: E402
 
 
 def main():

@@ -16,51 +16,34 @@ import socket
 import sys
 
 from iogap import inputs
-from iogap.core import figures
 from iogap.errors import EXIT, IogapError, Unreachable
 from iogap.history import load
 from iogap.judge import acrossnights
 from iogap.judge.audit import tables as audit
 from iogap.night import (
+    baseline,
     driver,
     onboard,
     pipeline,
-    pricing,
     rebaseline,
     sweeprun,
 )
-from iogap.plan import doc as plan_doc
-from iogap.plan import making, spent
+from iogap.plan import making
 from iogap.report import write_page
-from iogap.site import extras, generate, hostinfo
+from iogap.site import generate, hostinfo
 from iogap.site.spack import stack
 
 
-def _system(parser, what='the system (a file in systems/)'):
-    parser.add_argument('--system', help=what)
+def arg(*flags, **options):
+    '''An argument as ``add_argument`` takes it.'''
+    return flags, options
 
 
-def _db(parser):
-    parser.add_argument('--db', help='the results database (default: '
-                        'IOGAP_RESULTS_DB, else <output>/results.db)')
-
-
-def _output(parser, required=False, what='where it writes'):
-    parser.add_argument('-o', '--output', required=required, help=what)
+DB = arg('--db', help='the results database (default: IOGAP_RESULTS_DB, '
+         'else <output>/results.db)')
 
 
 # -- night --------------------------------------------------------------
-
-def _night_args(parser):
-    parser.add_argument('action', nargs='?', default='run',
-                        choices=['run', 'pipeline', 'sweep'],
-                        help='run tonight (default); plan it as a child '
-                        'pipeline of per-partition jobs; run its node sweep')
-    _system(parser, 'the system (IOGAP_SYSTEM); a partition goes in '
-            'IOGAP_NIGHT_PARTITION')
-    _output(parser, what='the output directory (IOGAP_OUTPUT)')
-    _db(parser)
-
 
 def _night(args):
     for flag, var in (('system', 'IOGAP_SYSTEM'), ('output', 'IOGAP_OUTPUT'),
@@ -74,21 +57,10 @@ def _night(args):
     return driver.suite()
 
 
-def _verdict_args(parser):
-    parser.add_argument('report', help='the ReFrame run report')
-    parser.add_argument('--stdout', help="reframe's stdout (skip reasons)")
-
-
 def _verdict(args):
     for path in filter(None, (args.report, args.stdout)):
         inputs.existing_file(path)
     return driver.recheck(args.report, args.stdout)
-
-
-def _changepoints_args(parser):
-    parser.add_argument('database', nargs='?', help='as --db')
-    _db(parser)
-    parser.add_argument('--session', help='tonight (default: the newest)')
 
 
 def _changepoints(args):
@@ -104,16 +76,6 @@ def _changepoints(args):
 
 # -- report, plan -------------------------------------------------------
 
-def _report_args(parser):
-    parser.add_argument('reports', nargs='*', metavar='REPORT',
-                        help='ReFrame run report(s)')
-    _db(parser)
-    parser.add_argument('--study-example', action='store_true',
-                        help="add a session of system 'cori' whose values "
-                        "are the study's published figures (not a run)")
-    _output(parser, True, 'directory for index.html and its figures')
-
-
 def _report(args):
     if not (args.reports or args.db or args.study_example):
         raise _Usage('give a run report, --db PATH or --study-example')
@@ -123,78 +85,21 @@ def _report(args):
     return EXIT['ok']
 
 
-def _plan_args(parser):
-    parser.add_argument('what', choices=['cost', 'night', 'doc', 'ran'])
-    parser.add_argument('report', nargs='?', help='ran: a run report')
-    _system(parser)
-    _db(parser)
-    parser.add_argument('--within', type=inputs.option(inputs.regex),
-                        help='only the checks matching this regular '
-                        'expression (and judgements of them)')
-    parser.add_argument('--canaries', type=inputs.option(inputs.regex),
-                        help='Check@N regular expression (default: derived '
-                        'from the judgements\' audit)')
-    parser.add_argument('--cases', action='store_true',
-                        help='cost: every case, not only the totals')
-    parser.add_argument('--node-hours', type=inputs.option(inputs.node_hours),
-                        help='200, 40%% (of the full night), or '
-                        'knl=100,haswell=80')
-    parser.add_argument('--wall', type=inputs.option(inputs.duration),
-                        help='wall time a night, e.g. 20m, or 40%%')
-    parser.add_argument('--night', type=inputs.option(
-        lambda text: inputs.count(text, least=0)), help='night index')
-    parser.add_argument('--date', type=inputs.option(inputs.date),
-                        help='YYYY-MM-DD (default: today, UTC)')
-    parser.add_argument('--json', help='night: write the plan here')
-    parser.add_argument('--rotation', action='store_true', help='--json '
-                        'also holds the nights ahead until every case has '
-                        'run, and each variant\'s cost')
-    parser.add_argument('--sweep', action='store_true', help='night: the '
-                        'single-node canaries also on every node of their '
-                        'partition (its sweep_nodes; IOGAP_NIGHT_SWEEP)')
-    parser.add_argument('--jobs', action='store_true', help='night: the '
-                        'plan as pipeline jobs, one per partition and one '
-                        'for the judgements spanning partitions')
-
-
 def _plan(args):
     if args.what == 'ran':
         if not args.report:
             raise _Usage('ran needs a run report: iogap plan ran '
                          'output/reports/run-report-<n>.json')
-        print(spent.render(args.report))
+        print(making.ran(args.report))
     elif args.what == 'cost':
         name, _, _, costs, _ = making.load(args.system, args.db, args.within)
-        print(plan_doc.cost_table(name, costs, args.cases))
-    elif args.what == 'night':
-        making.print_night(args)
+        print(making.cost_table(name, costs, args.cases))
     else:
-        print(plan_doc.render(args))
+        making.print_night(args)
     return EXIT['ok']
 
 
 # -- profile ------------------------------------------------------------
-
-def _new_options(parser):
-    parser.add_argument('system', help='the system\'s name (a file name)')
-    parser.add_argument('--scratch', help='where the checks will write '
-                        '(default: $SCRATCH/iogap, else /var/tmp/iogap-'
-                        '$USER)')
-    parser.add_argument('--partitions', help='comma-separated partitions '
-                        '(default: every partition that is up)')
-    parser.add_argument('--hostnames', nargs='+', type=inputs.option(
-        inputs.regex), help='regular expressions of the login nodes '
-        '(default: from this host\'s name)')
-    parser.add_argument('--spack-root', default=os.environ.get(
-        'IOGAP_SPACK_ROOT'), help='a Spack (default: IOGAP_SPACK_ROOT): '
-        'the overlay comes from `spack external find` in a job')
-    parser.add_argument('--no-spack', action='store_true',
-                        help='write the overlay from the OS\'s tools')
-    for key in ('account', 'qos', 'reservation'):
-        parser.add_argument(f'--{key}', help=f'Slurm {key} of every job')
-    parser.add_argument('--force', action='store_true',
-                        help='replace an existing profile')
-
 
 def _positive(text):
     try:
@@ -207,37 +112,9 @@ def _positive(text):
     return value
 
 
-def _profile_args(parser):
-    sub = parser.add_subparsers(dest='action', metavar='{new,onboard,doc}')
-    _new_options(sub.add_parser(
-        'new', help='write systems/<system>.py from this Slurm',
-        description='Write systems/<system>.py and its Spack overlay from '
-                    'the Slurm cluster this login node belongs to.'))
-    both = sub.add_parser(
-        'onboard', help='from nothing to a first baseline within a budget',
-        description=onboard.__doc__.split('\n\n')[1].replace('\n', ' '))
-    _new_options(both)
-    both.add_argument('--budget', type=_positive, required=True,
-                      help='node-hours the baseline may take (the '
-                      'planner\'s estimate); refused if the smallest '
-                      'baseline exceeds it')
-    both.add_argument('--select', nargs='+', default=list(pricing.SELECT),
-                      metavar='REGEX', help='the baseline\'s cases, as '
-                      'reframe -n (default: the plain direct dd and OSU '
-                      'latency)')
-    both.add_argument('--dry-run', action='store_true', help='print the '
-                      'cost and the choice, run nothing, write nothing')
-    both.add_argument('--night', action='store_true', help='then run the '
-                      'first judged night')
-    sub.add_parser('doc', help='print the tables of the profile keys page')
-
-
 def _profile(args):
-    if args.action in (None, 'doc'):
-        print(extras.markdown(), end='')
-        return EXIT['ok']
-    if args.no_spack:
-        args.spack_root = None
+    args.spack_root = None if args.no_spack else \
+        args.spack_root or os.environ.get('IOGAP_SPACK_ROOT')
     default = os.path.join(os.environ['SCRATCH'], 'iogap') \
         if os.environ.get('SCRATCH') else hostinfo.default_scratch_root()
     args.scratch = os.path.abspath(args.scratch or default)
@@ -253,15 +130,37 @@ def _profile(args):
     return EXIT['ok']
 
 
-# -- audit, rebaseline, spack, figures ----------------------------------
+#: ``profile new``'s arguments, and those ``profile onboard`` adds
+NEW = [
+    arg('system', help='the system\'s name (a file name)'),
+    arg('--scratch', help='where the checks will write (default: '
+        '$SCRATCH/iogap, else /var/tmp/iogap-$USER)'),
+    arg('--partitions', help='comma-separated partitions (default: every '
+        'partition that is up)'),
+    arg('--hostnames', nargs='+', type=inputs.option(inputs.regex),
+        help='regular expressions of the login nodes (default: from this '
+        'host\'s name)'),
+    arg('--spack-root', help='a Spack (default: IOGAP_SPACK_ROOT): the '
+        'overlay comes from `spack external find` in a job'),
+    arg('--no-spack', action='store_true',
+        help='write the overlay from the OS\'s tools'),
+    *(arg(f'--{key}', help=f'Slurm {key} of every job')
+      for key in ('account', 'qos', 'reservation')),
+    arg('--force', action='store_true', help='replace an existing profile')]
+ONBOARD = [
+    arg('--budget', type=_positive, required=True, help='node-hours the '
+        'baseline may take (the planner\'s estimate); refused if the '
+        'smallest baseline exceeds it'),
+    arg('--select', nargs='+', default=list(baseline.SELECT), metavar='REGEX',
+        help='the baseline\'s cases, as reframe -n (default: the plain '
+        'direct dd and OSU latency)'),
+    arg('--dry-run', action='store_true', help='print the cost and the '
+        'choice, run nothing, write nothing'),
+    arg('--night', action='store_true',
+        help='then run the first judged night')]
 
-def _audit_args(parser):
-    parser.add_argument('files', nargs='+', help='reference/<system>.yaml')
-    parser.add_argument('--markdown', action='store_true',
-                        help='print the audit page (docs)')
-    parser.add_argument('--section', action='store_true',
-                        help=argparse.SUPPRESS)
 
+# -- audit, rebaseline, spack -------------------------------------------
 
 def _audit(args):
     if args.markdown or args.section:
@@ -271,77 +170,121 @@ def _audit(args):
     return EXIT['red'] if audit.report(args.files) else EXIT['ok']
 
 
-def _rebaseline_args(parser):
-    parser.add_argument('reports', nargs='+', help='ReFrame run reports')
-    parser.add_argument('--dry-run', action='store_true',
-                        help='print the diff, write nothing')
-    parser.add_argument('--force', action='store_true',
-                        help='also replace entries set by hand')
-    parser.add_argument('--patch', help='write the diff as a patch here')
-
-
 def _rebaseline(args):
     rebaseline.rebaseline(args.reports, args.dry_run, args.force, args.patch)
     return EXIT['ok']
-
-
-def _spack_args(parser):
-    parser.add_argument('action', choices=['build', 'view', 'bootstrap'])
-    parser.add_argument('reframe', nargs=argparse.REMAINDER,
-                        metavar='OPTIONS', help='--partition P: build for '
-                        'this partition only (its extras name the '
-                        'environment); else the options of the run it '
-                        'builds for (their --system)')
 
 
 def _spack(args):
     if {'-h', '--help'} & set(args.reframe):
         args.parser.print_help()
         return EXIT['ok']
-    rest, partition = list(args.reframe), None
-    for i, arg in enumerate(rest):
-        if arg.startswith('--partition='):
-            partition = rest.pop(i).split('=', 1)[1]
-            break
-        if arg == '--partition' and i + 1 < len(rest):
-            partition = rest.pop(i + 1)
-            rest.pop(i)
-            break
-    return stack.run(args.action, rest, partition)
+    only = inputs.Parser(prog='iogap spack', add_help=False,
+                         allow_abbrev=False)
+    only.add_argument('--partition')
+    known, rest = only.parse_known_args(args.reframe)
+    return stack.run(args.action, rest, known.partition)
 
 
-def _figures(args):
-    print(figures.render(), end='')
-    return EXIT['ok']
-
-
-#: name: (what it does, its arguments, what runs it)
+#: name: (what it does, its arguments (a dict: its actions, each with its
+#: help, description and arguments), what runs it)
 COMMANDS = {
-    'night': ('run, compare and judge tonight (the nightly pipeline\'s job)',
-              _night_args, _night),
-    'verdict': ('judge a run again from its files', _verdict_args,
-                _verdict),
-    'changepoints': ('judge the series of nights of a results database',
-                     _changepoints_args, _changepoints),
-    'report': ('draw the morning page of runs and the history',
-               _report_args, _report),
-    'plan': ('what a night costs, and the night that fits a budget',
-             _plan_args, _plan),
-    'profile': ('a site\'s profile: write it, onboard it, its keys',
-                _profile_args, _profile),
-    'audit': ('the false-alarm budget of reference files', _audit_args,
-              _audit),
-    'rebaseline': ('propose references from a system\'s own runs',
-                   _rebaseline_args, _rebaseline),
-    'spack': ('build the pinned tool stack, or say where its view is',
-              _spack_args, _spack),
-    'figures': ('print every figure the families declare (docs)',
-                lambda parser: None, _figures),
+    'night': ('run, compare and judge tonight (the nightly pipeline\'s job)', [
+        arg('action', nargs='?', default='run',
+            choices=['run', 'pipeline', 'sweep'], help='run tonight '
+            '(default); plan it as a child pipeline of per-partition jobs; '
+            'run its node sweep'),
+        arg('--system', help='the system (IOGAP_SYSTEM); a partition goes '
+            'in IOGAP_NIGHT_PARTITION'),
+        arg('-o', '--output', help='the output directory (IOGAP_OUTPUT)'),
+        DB], _night),
+    'verdict': ('judge a run again from its files', [
+        arg('report', help='the ReFrame run report'),
+        arg('--stdout', help="reframe's stdout (skip reasons)")], _verdict),
+    'changepoints': ('judge the series of nights of a results database', [
+        arg('database', nargs='?', help='as --db'), DB,
+        arg('--session', help='tonight (default: the newest)')],
+        _changepoints),
+    'report': ('draw the morning page of runs and the history', [
+        arg('reports', nargs='*', metavar='REPORT',
+            help='ReFrame run report(s)'), DB,
+        arg('--study-example', action='store_true', help="add a session of "
+            "system 'cori' whose values are the study's published figures "
+            "(not a run)"),
+        arg('-o', '--output', required=True,
+            help='directory for index.html and its figures')], _report),
+    'plan': ('what a night costs, and the night that fits a budget', [
+        arg('what', choices=['cost', 'night', 'ran']),
+        arg('report', nargs='?', help='ran: a run report'),
+        arg('--system', help='the system (a file in systems/)'), DB,
+        arg('--within', type=inputs.option(inputs.regex), help='only the '
+            'checks matching this regular expression (and judgements of '
+            'them)'),
+        arg('--canaries', type=inputs.option(inputs.regex), help='Check@N '
+            'regular expression (default: derived from the judgements\' '
+            'audit)'),
+        arg('--cases', action='store_true',
+            help='cost: every case, not only the totals'),
+        arg('--node-hours', type=inputs.option(inputs.node_hours),
+            help='200, 40%% (of the full night), or knl=100,haswell=80'),
+        arg('--wall', type=inputs.option(inputs.duration),
+            help='wall time a night, e.g. 20m, or 40%%'),
+        arg('--night', type=inputs.option(
+            lambda text: inputs.count(text, least=0)), help='night index'),
+        arg('--date', type=inputs.option(inputs.date),
+            help='YYYY-MM-DD (default: today, UTC)'),
+        arg('--json', help='night: write the plan here'),
+        arg('--rotation', action='store_true', help='--json also holds the '
+            'nights ahead until every case has run, and each variant\'s '
+            'cost'),
+        arg('--sweep', action='store_true', help='night: the single-node '
+            'canaries also on every node of their partition (its '
+            'sweep_nodes; IOGAP_NIGHT_SWEEP)'),
+        arg('--jobs', action='store_true', help='night: the plan as pipeline '
+            'jobs, one per partition and one for the judgements spanning '
+            'partitions')], _plan),
+    'profile': ('a site\'s profile: write it, or onboard it', {
+        'new': ('write systems/<system>.py from this Slurm', 'Write '
+                'systems/<system>.py and its Spack overlay from the Slurm '
+                'cluster this login node belongs to.', NEW),
+        'onboard': ('from nothing to a first baseline within a budget',
+                    onboard.__doc__.split('\n\n')[1].replace('\n', ' '),
+                    NEW + ONBOARD)}, _profile),
+    'audit': ('the false-alarm budget of reference files', [
+        arg('files', nargs='+', help='reference/<system>.yaml'),
+        arg('--markdown', action='store_true',
+            help='print the audit page (docs)'),
+        arg('--section', action='store_true', help=argparse.SUPPRESS)],
+        _audit),
+    'rebaseline': ('propose references from a system\'s own runs', [
+        arg('reports', nargs='+', help='ReFrame run reports'),
+        arg('--dry-run', action='store_true',
+            help='print the diff, write nothing'),
+        arg('--force', action='store_true',
+            help='also replace entries set by hand'),
+        arg('--patch', help='write the diff as a patch here')], _rebaseline),
+    'spack': ('build the pinned tool stack, or say where its view is', [
+        arg('action', choices=['build', 'view', 'bootstrap']),
+        arg('reframe', nargs=argparse.REMAINDER, metavar='OPTIONS',
+            help='--partition P: build for this partition only (its extras '
+            'name the environment); else the options of the run it builds '
+            'for (their --system)')], _spack),
 }
 
 
 class _Usage(Exception):
     '''A command's arguments that argparse alone cannot refuse.'''
+
+
+def _add(parser, arguments):
+    '''``arguments`` to ``parser``; a dict's, to each of its actions.'''
+    if isinstance(arguments, dict):
+        sub = parser.add_subparsers(dest='action', required=True)
+        for name, (what, described, more) in arguments.items():
+            _add(sub.add_parser(name, help=what, description=described),
+                 more)
+    for flags, options in arguments if isinstance(arguments, list) else ():
+        parser.add_argument(*flags, **options)
 
 
 def parser():
@@ -353,7 +296,7 @@ def parser():
     for name, (what, arguments, _) in COMMANDS.items():
         command = sub.add_parser(name, help=what, description=what)
         command.set_defaults(parser=command)
-        arguments(command)
+        _add(command, arguments)
     return top
 
 

@@ -50,8 +50,11 @@ def compare(night, uuid):
 
 def table(rows, nights):
     '''The comparison as a plain table: % change first.'''
-    lines = [(_change(r), _value(r, 'tonight'), _value(r, 'before'),
-              _count(r.get('psamples (before)')),
+    lines = [(_shown(r.get('pdiff (%)'), '{:+.2f}%', 'new'),
+              *(_shown(r.get(f'pval (mean) ({term})'),
+                       '{:.4g} ' + r.get('punit', ''), '-')
+                for term in ('tonight', 'before')),
+              _shown(r.get('psamples (before)'), '{:.0f}', '0'),
               f'{r["name"]} @{r["sysenv"]}: {r["pvar"]}') for r in rows]
     widths = [max(len(c) for c in col) for col in zip(_COLUMNS, *lines)]
     out = [f'history: tonight against the mean of the last {nights} days '
@@ -62,21 +65,9 @@ def table(rows, nights):
     return '\n'.join(out) + '\n'
 
 
-def _value(row, term):
-    value = row.get(f'pval (mean) ({term})', '')
+def _shown(text, form, otherwise):
+    '''A number of ReFrame's table in ``form``, or ``otherwise``.'''
     try:
-        return f'{float(value):.4g} {row["punit"]}'
-    except ValueError:
-        return '-'
-
-
-def _count(value):
-    return value if (value or '').isdigit() else '0'
-
-
-def _change(row):
-    pdiff = row.get('pdiff (%)', '')
-    try:
-        return f'{float(pdiff):+.2f}%'
-    except ValueError:
-        return 'new'
+        return form.format(float(text))
+    except (TypeError, ValueError):
+        return otherwise

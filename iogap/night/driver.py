@@ -1,15 +1,21 @@
 '''``iogap night``: run tonight's share into the history, compare and
-judge it (tonight's bands, then the series of nights), write the summary
-and ``night.env``; exit 1 when red, 3 when it judged too little.'''
+judge it (tonight's bands, then the series of nights), write the summary,
+``night.env`` and the night's own verdicts as suites of its JUnit report
+beside ReFrame's (the change points, the effects, its coverage); exit 1
+when red, 3 when it judged too little.'''
 
 import os
+import xml.etree.ElementTree as ET
 
 from iogap.errors import IogapError
 from iogap.history import load, resultsdb
 from iogap.history.runguard import plain, replace_file
-from iogap.judge import references, verdict
-from iogap.night import compare, junit, planned
+from iogap.judge import coverage, references, verdict
+from iogap.night import compare, planned
 from iogap.night.tonight import Aborted, Night, shown
+
+#: The statuses that fail and that skip a case of a suite (else these two)
+STATUSES = {'changepoint': ('step', 'short'), 'effects': ('gone', 'short')}
 
 
 def print_summary(night, title, lines):
@@ -18,6 +24,46 @@ def print_summary(night, title, lines):
     print(text, end='', flush=True)
     if night:
         replace_file(night.path('summary.txt'), text)
+
+
+def add_suite(path, suite_name, cases, out=None):
+    '''``cases`` (``(name, status, message)``) as a suite of the JUnit
+    report at ``path``, failed and skipped as :data:`STATUSES` says;
+    ``out`` its system-out.'''
+    try:
+        tree = ET.parse(path)
+        root = tree.getroot()
+    except (OSError, ET.ParseError):
+        root = ET.Element('testsuites')
+        tree = ET.ElementTree(root)
+    fail, skip = STATUSES.get(suite_name, ('fail', 'skip'))
+    suite = ET.SubElement(root, 'testsuite', name=suite_name,
+                          tests=str(len(cases)), failures=str(sum(
+                              s == fail for _, s, _ in cases)),
+                          skipped=str(sum(s == skip for _, s, _ in cases)))
+    for name, status, message in cases:
+        case = ET.SubElement(suite, 'testcase', classname=suite_name,
+                             name=name)
+        if status == fail:
+            ET.SubElement(case, 'failure', type=suite_name, message=message)
+        elif status == skip:
+            ET.SubElement(case, 'skipped', message=message)
+    if out:
+        ET.SubElement(suite, 'system-out').text = out
+    tree.write(path, encoding='utf-8', xml_declaration=True)
+
+
+def add_coverage(path, lines):
+    '''The summary's ``COVERAGE`` line as a suite: failed when the night
+    judged nothing or less than the site's minimum.'''
+    said = [line for line in lines if line.startswith('COVERAGE:')]
+    if not said:
+        return
+    short = [line for line in lines
+             if line.startswith((coverage.NOTHING, coverage.UNDER))]
+    add_suite(path, 'coverage', [
+        ('figures judged', 'fail' if short else 'pass',
+         short[0] if short else said[0])], out=said[0])
 
 
 def _history(night, uuid):
@@ -33,15 +79,6 @@ def _history(night, uuid):
     return [f'history {night.results_db}: {len(rows)} figures compared with '
             f'the last {night.nights} days '
             f'({shown(night.path("history.csv"))})']
-
-
-def _guard_history(night):
-    '''Mend the history, keep its last good copy; the summary's lines.'''
-    mended = resultsdb.mend(night.results_db)
-    copy = resultsdb.keep_copy(night.results_db)
-    return ([f'history: {mended}'] if mended else []) + (
-        [f'history {night.results_db}: sound; last good copy {copy}']
-        if copy else [])
 
 
 def _stored(night, uuid):
@@ -79,11 +116,15 @@ def suite():
 
 
 def _suite(night, system, title):
-    try:
-        kept = _guard_history(night)
+    try:    # the history mended, its last good copy kept
+        mended = resultsdb.mend(night.results_db)
+        copy = resultsdb.keep_copy(night.results_db)
     except IogapError as err:
         print_summary(None, title, [f'RED: {err}'])
         return verdict.RED
+    kept = ([f'history: {mended}'] if mended else []) + (
+        [f'history {night.results_db}: sound; last good copy {copy}']
+        if copy else [])
     returncode, report = night.run(*planned.tonight(night, os.environ))
     night.hand_over(report)
     found, status = verdict.judge(report and shown(report), night.stdout,
@@ -102,11 +143,10 @@ def _suite(night, system, title):
         kept += _history(night, uuid)
         found, status, steps, effects = verdict.across_nights(
             found, status, night.results_db, uuid, system)
-        if steps:
-            junit.add_junit(night.junit, steps)
-        if effects:
-            junit.add_effects(night.junit, effects)
-        junit.add_coverage(night.junit, found)
+        for suite, cases in (('changepoint', steps), ('effects', effects)):
+            if cases:
+                add_suite(night.junit, suite, cases)
+        add_coverage(night.junit, found)
     print_summary(night, title, kept + found + unstored)
     return status
 

@@ -23,9 +23,9 @@ from iogap.core.session import output_dir
 from iogap.errors import IogapError
 from iogap.history.runguard import replace_file
 from iogap.judge import references
-from iogap.night import pricing
-from iogap.night.outcome import judged, night_verdict, spent, too_noisy
-from iogap.night.pricing import choose, describe, ladder, matching
+from iogap.night.baseline import (MORE_RUNS, ROUNDS, choose, describe,
+                                  judged, ladder, matching, more_runs,
+                                  night_verdict, spent, too_noisy)
 from iogap.plan import cost
 from iogap.plan import inventory as cases
 from iogap.site import discover, generate, profile
@@ -156,7 +156,7 @@ def rounds(args, say, out, db, found, point):
     widest = max(c.nodes for c in cost.costs(found).values())
     reports, used, todo = [], 0.0, found
     repeat, planned, best = point[1], point[2], None
-    for number in range(1, pricing.ROUNDS + 1):
+    for number in range(1, ROUNDS + 1):
         reports.append(os.path.join(out, 'reports', 'baseline' + (
             f'-{number}' if number > 1 else '') + f'-{args.system}.json'))
         proc, took, stopped = reframe(
@@ -184,11 +184,11 @@ def rounds(args, say, out, db, found, point):
         # -n Family@variant runs a variant on every partition: priced so
         noisy = {c.select for c in too_noisy(args.system, found).values()}
         todo = {k: c for k, c in found.items() if c.select in noisy}
-        if not todo or stopped or number == pricing.ROUNDS:
+        if not todo or stopped or number == ROUNDS:
             break
-        repeat, planned = pricing.more_runs(
+        repeat, planned = more_runs(
             todo, point[0], args.budget - used, cost.measured(db, args.system))
-        say(f'round {number + 1}: {repeat or pricing.MORE_RUNS[0]} more '
+        say(f'round {number + 1}: {repeat or MORE_RUNS[0]} more '
             f'runs of the {len(todo)} case(s) too noisy to judge would take '
             f'{planned:.3g} node-hours (their runs\' time) of the '
             f'{args.budget - used:.3g} left' + ('' if repeat else ': none'))

@@ -43,11 +43,6 @@ def carried(environ):
             for k in (*CARRIED, *profile.environment()) if environ.get(k)}
 
 
-def _parent():
-    with open(PARENT) as fp:
-        return yaml.safe_load(fp)
-
-
 def _job(parent, name, partition, variables, script, stage):
     '''A job of the night: the parent's suite job, on its share.'''
     art = copy.deepcopy(parent['suite']['artifacts'])
@@ -107,7 +102,8 @@ def jobs(parent, made):
 
 def render(night, made, environ):
     '''The child pipeline's YAML text.'''
-    parent = _parent()
+    with open(PARENT) as fp:
+        parent = yaml.safe_load(fp)
     head = [f'# The night {made["night"]} of {night.system} (plan digest '
             f'{made["digest"]}, budget {made["budget"]}), made by python '
             f'-m iogap.night pipeline; every case within '

@@ -17,12 +17,6 @@ from iogap.site import profile
 BUDGET = ('IOGAP_NIGHT_NODE_HOURS', 'IOGAP_NIGHT_WALL')
 
 
-def _profile_budget(system):
-    current = profile.current()
-    return bool(current and current['name'] == system and any(
-        p['extras'].get('night_node_hours') for p in current['partitions']))
-
-
 def make(night, environ, *more):
     '''``(-n options, plan)`` of ``iogap plan night``; a plan that cannot
     be made stops the night with its one line.'''
@@ -50,13 +44,14 @@ def extras_of(plan):
 def tonight(night, environ):
     '''``(reframe options, session extras)`` of tonight's plan.'''
     if environ.get('IOGAP_NIGHT_SELECT'):       # planned for this job
-        extras = inputs.env(environ, 'IOGAP_NIGHT_EXTRAS', inputs.pairs, {})
         return inputs.env(environ, 'IOGAP_NIGHT_SELECT', inputs.words), \
-            extras
-    if not any(environ.get(v) for v in BUDGET) and \
-            not _profile_budget(night.system):
-        return [], {}
+            inputs.env(environ, 'IOGAP_NIGHT_EXTRAS', inputs.pairs, {})
     if not any(environ.get(v) for v in BUDGET):
+        current = profile.current()
+        if not (current and current['name'] == night.system and any(
+                p['extras'].get('night_node_hours')
+                for p in current['partitions'])):
+            return [], {}
         print('nightly: the profile gives each partition its budget '
               '(night_node_hours): IOGAP_NIGHT_JOBS=partition runs each '
               'partition\'s share in a job of its own', flush=True)

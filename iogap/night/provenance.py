@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 
-from iogap.night.paths import ROOT
+import iogap
 
 
 def spack_lock(environ):
@@ -22,7 +22,8 @@ def spack_lock(environ):
     dirs = [environ.get('IOGAP_SPACK_ENV'),
             os.path.dirname(os.path.abspath(environ['IOGAP_SPACK_VIEW']))
             if environ.get('IOGAP_SPACK_VIEW') else None,
-            *sorted(glob.glob(os.path.join(ROOT, 'build', 'spack', '*')))]
+            *sorted(glob.glob(os.path.join(iogap.HOME, 'build', 'spack',
+                                           '*')))]
     for path in (os.path.join(d, 'spack.lock') for d in dirs if d):
         if os.path.isfile(path):
             return path

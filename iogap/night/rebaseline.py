@@ -132,10 +132,6 @@ def rebaseline(paths, dry_run=False, force=False, patch=None):
     except (KeyError, IndexError, TypeError) as err:
         raise load.InputError(f'{paths[0]} is a run report with no test '
                               f'cases ({err})') from None
-    _rebaseline(reports, system, dry_run, force, patch)
-
-
-def _rebaseline(reports, system, dry_run, force, patch):
     try:
         config = profile.load(['--system', system], os.environ)
         parts = profile.parts()

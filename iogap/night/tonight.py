@@ -13,14 +13,17 @@ import sys
 import threading
 import time
 
+import iogap
 from iogap import inputs
 from iogap.core import runlock
 from iogap.errors import IogapError
 from iogap.history.runguard import replace_file
 from iogap.judge import coverage
 from iogap.night import provenance
-from iogap.night.paths import ROOT, shown
 from iogap.site import profile
+
+#: The repository the nightly runs from
+ROOT = iogap.HOME
 
 #: The job's variables and the check each value must pass: a bad one stops
 #: the night before anything runs, in one line naming it
@@ -44,6 +47,12 @@ class Aborted(SystemExit):
     def __init__(self, signum):
         self.signum, self.name = signum, signal.Signals(signum).name
         super().__init__(f'nightly: aborted by {self.name}')
+
+
+def shown(path):
+    '''``path`` from the repository root when it is inside it.'''
+    rel = os.path.relpath(path, ROOT)
+    return path if rel.startswith('..') else rel
 
 
 def _stop(signum, frame):

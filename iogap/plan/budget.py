@@ -1,11 +1,11 @@
-'''A night's budget, and what a set of variants uses of it.'''
-
-import os
+'''A night's budget, and what a set of variants uses of it: on their
+partitions, and in a node sweep (the single-node canaries once on each node
+of the partitions with ``sweep_nodes``, ``--distribute``, counted against
+the budget with the canaries; it measures, never judges: its runs are
+named after their nodes, so no judgement reads them).'''
 
 from iogap import inputs
 from iogap.errors import IogapError
-from iogap.plan.cost import totals
-from iogap.site import profile
 
 #: Wall seconds of a judgement (local arithmetic on figures)
 JUDGE_SECONDS = 1.0
@@ -90,29 +90,51 @@ def usage(selects, variants, costs):
     return used
 
 
-def tonight(node_hours, wall, costs):
-    '''The night's budget: the options, else the pipeline's variables,
-    else each partition's ``night_node_hours``.'''
-    hours = node_hours or inputs.env(os.environ, 'IOGAP_NIGHT_NODE_HOURS',
-                                     inputs.node_hours)
-    wall = wall or inputs.env(os.environ, 'IOGAP_NIGHT_WALL',
-                              inputs.duration)
-    if not hours and not wall:
-        hours = {p['name']: p['extras']['night_node_hours']
-                 for p in profile.current()['partitions']
-                 if p['extras'].get('night_node_hours')}
-    _known_partitions(hours or {})
-    full = totals(costs).values()
-    return Budget.of(hours or {}, wall, (sum(r[1] for r in full),
-                                         sum(r[2] for r in full)))
+def add(a, b):
+    '''Two usages (``{partition: node-hours, 'wall': seconds}``) summed.'''
+    return {k: a.get(k, 0) + b.get(k, 0) for k in set(a) | set(b)}
 
 
-def _known_partitions(hours):
-    '''Refuse an unknown partition: the one meant would have no limit.'''
-    system = profile.current()
-    names = {p['name'] for p in system['partitions']} | set(
-        profile.omitted())
-    for part in sorted(set(hours) - names - {'*'}):
-        raise IogapError(f'the night budget names partition {part!r}, which '
-                         f'{system["name"]} does not have: give one of '
-                         f'{", ".join(sorted(names))}')
+def rounded(used):
+    '''A usage as a plan records it.'''
+    return {'node_hours': {k: round(v, 3) for k, v in sorted(used.items())
+                           if k != 'wall'},
+            'wall_seconds': round(used['wall'], 1)}
+
+
+def nodes(case):
+    '''Nodes a sweep of ``case``'s partition covers, or ``None``.'''
+    return case.part.extras.get('sweep_nodes')
+
+
+def _swept(selects, variants, cases, costs):
+    '''``(variant, key)`` of the swept single-node cases of ``selects``.'''
+    for sel in selects:
+        for key in variants.get(sel, []):
+            if costs[key].nodes == 1 and nodes(cases[key]):
+                yield sel, key
+
+
+def sweep_usage(selects, variants_, cases, costs):
+    '''``{partition: node-hours, 'wall': seconds}`` of sweeping.'''
+    used = {'wall': 0.0}
+    for _, key in _swept(selects, variants_, cases, costs):
+        count, cost = nodes(cases[key]), costs[key]
+        used[key[1]] = used.get(key[1], 0) + count * cost.node_hours
+        used['wall'] += count * cost.seconds
+    return used
+
+
+def sweep_summary(selects, plan):
+    '''``{partition: {variants, nodes, node_hours, wall_seconds}}``.'''
+    found = {}
+    for sel, key in _swept(selects, plan.variants, plan.cases, plan.costs):
+        count, cost = nodes(plan.cases[key]), plan.costs[key]
+        row = found.setdefault(key[1], {'variants': [], 'nodes': count,
+                                        'node_hours': 0, 'wall_seconds': 0})
+        row['variants'] = sorted({*row['variants'], sel})
+        row['node_hours'] += count * cost.node_hours
+        row['wall_seconds'] += count * cost.seconds
+    return {part: dict(row, node_hours=round(row['node_hours'], 3),
+                       wall_seconds=round(row['wall_seconds'], 1))
+            for part, row in sorted(found.items())}

@@ -7,7 +7,8 @@ from iogap.core.base import runs_on
 from iogap.judge import readings, references
 from iogap.site import profile
 
-#: Judgement checks, the reference entries they take and their parameter
+#: Judgement checks and their parameter: the entries of the reference file
+#: they take (its section, the parameter's plural; an absolute one's targets)
 JUDGEMENTS = (('AbsoluteCheck', 'target'), ('RatioCheck', 'ratio'),
               ('FitCheck', 'fit'), ('MechanismCheck', 'mechanism'))
 
@@ -70,21 +71,16 @@ def measured():
     return found
 
 
-def _entries(param):
-    if param == 'target':
-        return readings.absolute_targets(references.current())
-    kind = {'ratio': 'ratios', 'fit': 'fits', 'mechanism': 'mechanisms'}
-    return readings.entries(references.current(), kind[param])
-
-
 def judgements(cases, left_out=None):
     '''Every judgement whose sides are all in ``cases`` (else it skips).
     Those spanning partitions that lack a side go to ``left_out``, if
     given, as ``(Check@N, name, [(case, partition) missing])``.'''
-    found = []
+    found, ref = [], references.current()
     for check, param in JUDGEMENTS:
         cls = getattr(readings, check)
-        for num, entry in enumerate(_entries(param)):
+        for num, entry in enumerate(
+                readings.absolute_targets(ref) if param == 'target'
+                else readings.entries(ref, f'{param}s')):
             # the judgement's own reading of its entry, without a test
             reader = type(check, (), {'cases': cls.cases, param: entry,
                                       'sides': getattr(cls, 'sides', None)})

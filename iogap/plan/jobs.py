@@ -3,7 +3,7 @@ the judgements spanning partitions with their sides (a case runs once a
 night, so those sides leave the partitions' jobs). Together the jobs run
 exactly the plan, so its budget holds.'''
 
-from iogap.plan.budget import usage
+from iogap.plan.budget import rounded, usage
 
 
 def touches(plan):
@@ -35,9 +35,7 @@ def _job(plan, name, partition, selects):
     used = usage(selects, variants, plan.costs)
     return {'name': name, 'partition': partition, 'selects': selects,
             'judgements': sum(s not in plan.variants for s in selects),
-            'node_hours': {k: round(v, 3) for k, v in sorted(used.items())
-                           if k != 'wall'},
-            'wall_seconds': round(used['wall'], 1)}
+            **rounded(used)}
 
 
 def split(plan, selects):

@@ -17,28 +17,6 @@ def _factor(runs):
     return noise._FEW_RUNS.get(runs, 1.2)
 
 
-def spreads(values, cvs):
-    '''``(between runs, within the job)``: the runs' spread without its
-    few-runs factor (``None`` under ``MIN_RUNS``), the job's largest.'''
-    runs = noise.spread(values) / _factor(len(values)) \
-        if len(values) >= noise.MIN_RUNS else None
-    return runs, max(cvs, default=0.0)
-
-
-def runs_needed(between, within):
-    '''Repetitions whose band would be narrow enough, or ``None``.'''
-    if between is None or noise.K_SIGMA * within > noise.MAX_TOLERANCE:
-        return None
-    return next((runs for runs in range(noise.MIN_RUNS, MOST_RUNS + 1) if
-                 noise.K_SIGMA * between * _factor(runs) <=
-                 noise.MAX_TOLERANCE), None)
-
-
-def size_factor(bounded):
-    '''Times more bytes a run needs to narrow a ``bounded`` jitter.'''
-    return max(2, math.ceil(noise.K_SIGMA * bounded / noise.MAX_TOLERANCE))
-
-
 def _case(family, part, params):
     '''The profile's case of a figure, or ``None``.'''
     return next((c for c in cases.measured().values()
@@ -52,21 +30,28 @@ def advice(ident, values, cvs):
     cost.'''
     family, part, params, var = ident
     params = json.loads(params) if isinstance(params, str) else params
-    between, within = spreads(values, cvs)
+    # the runs' spread without its few-runs factor, and the job's largest
+    between = noise.spread(values) / _factor(len(values)) \
+        if len(values) >= noise.MIN_RUNS else None
+    within = max(cvs, default=0.0)
     bounded = max((between or 0) * _factor(len(values)), within)
     case = _case(family, part, params)
     seconds = cost.estimate(case)[0] if case else None
-    runs = runs_needed(between, within)
+    wide = noise.K_SIGMA * within > noise.MAX_TOLERANCE
+    # the fewest repetitions whose band would be narrow enough
+    runs = None if between is None or wide else next((
+        n for n in range(noise.MIN_RUNS, MOST_RUNS + 1) if
+        noise.K_SIGMA * between * _factor(n) <= noise.MAX_TOLERANCE), None)
     ways = [f'--repeat {runs}' + (f' ({runs} x {seconds:.0f} s)' if seconds
                                    else '')] if runs else \
         [f'no number of repetitions (the spread within each job, '
-         f'{within:.0%}, is itself too wide)' if noise.K_SIGMA * within >
-         noise.MAX_TOLERANCE else f'no number of repetitions up to '
-         f'{MOST_RUNS}']
+         f'{within:.0%}, is itself too wide)' if wide else f'no number of '
+         f'repetitions up to {MOST_RUNS}']
     # the profile setting that sizes the family's transfer
     setting = next((m.SIZE[family] for m in cost.models().values()
                     if family in getattr(m, 'SIZE', {})), None)
-    k = size_factor(bounded)
+    # times more bytes a run needs to narrow a jitter of that size
+    k = max(2, math.ceil(noise.K_SIGMA * bounded / noise.MAX_TOLERANCE))
     if setting:
         # a run's estimate with k times the bytes
         start = case.part.extras['plan_start_seconds'] if case else None

@@ -1,4 +1,5 @@
-'''The plan ``iogap plan``'s options ask for, and the lines saying it.'''
+'''The plan ``iogap plan``'s options ask for, and the lines saying it;
+what every case costs, and what a run cost.'''
 
 import json
 import os
@@ -9,10 +10,11 @@ from iogap import inputs
 from iogap.errors import IogapError
 from iogap.history import resultsdb
 from iogap.history.runguard import replace_file
+from iogap.history.runreport import measured, read_report
 from iogap.judge import references
 from iogap.plan import cost, jobs
 from iogap.plan import inventory as cases
-from iogap.plan.budget import tonight
+from iogap.plan.budget import Budget
 from iogap.plan.nightplan import Plan, night_index
 from iogap.site import profile
 
@@ -60,8 +62,28 @@ def _history(db):
 
 
 def budget(args, costs):
-    '''The night's budget (``40%``: that share of the full night).'''
-    return tonight(args.node_hours, args.wall, costs)
+    '''The night's budget: the options, else the pipeline's variables,
+    else each partition's ``night_node_hours`` (``40%``: that share of the
+    full night).'''
+    hours = args.node_hours or inputs.env(
+        os.environ, 'IOGAP_NIGHT_NODE_HOURS', inputs.node_hours)
+    wall = args.wall or inputs.env(os.environ, 'IOGAP_NIGHT_WALL',
+                                   inputs.duration)
+    system = profile.current()
+    if not hours and not wall:
+        hours = {p['name']: p['extras']['night_node_hours']
+                 for p in system['partitions']
+                 if p['extras'].get('night_node_hours')}
+    # an unknown partition is refused: the one meant would have no limit
+    names = {p['name'] for p in system['partitions']} | set(
+        profile.omitted())
+    for part in sorted(set(hours or {}) - names - {'*'}):
+        raise IogapError(f'the night budget names partition {part!r}, which '
+                         f'{system["name"]} does not have: give one of '
+                         f'{", ".join(sorted(names))}')
+    full = cost.totals(costs).values()
+    return Budget.of(hours or {}, wall, (sum(r[1] for r in full),
+                                         sum(r[2] for r in full)))
 
 
 def plan(args, left_out=None):
@@ -97,11 +119,6 @@ def print_night(args):
                              f'({err.strerror}): give a file in a writable '
                              f'directory') from None
     print(' '.join(f'-n {s}' for s in summary['selects']))
-    say_night(name, made, index, summary)
-
-
-def say_night(name, made, index, summary):
-    '''The plan's lines on stderr: the night, its jobs, what waits.'''
     sweep = ''.join(f', a sweep of {len(s["variants"])} variant(s) over '
                     f'{s["nodes"]} nodes of {p}'
                     for p, s in summary['sweep'].items()) or (
@@ -121,3 +138,42 @@ def say_night(name, made, index, summary):
               f's serial', file=sys.stderr)
     for line in summary.get('not_tonight', []):
         print(f'iogap-plan: {line}', file=sys.stderr)
+
+
+def cost_table(name, costs, every=False):
+    lines = [f'# {name}: the cost of every case (expected, per night)', '',
+             '| partition | cases | node-hours | wall (serial) | written |',
+             '|---|---|---|---|---|']
+    for part, (n, nh, secs, written) in sorted(cost.totals(costs).items()):
+        lines.append(f'| {part} | {n} | {nh:.1f} | {secs / 3600:.1f} h | '
+                     f'{written / 1e12:.2f} TB |')
+    measured = sum(c.how.startswith('measured') for c in costs.values())
+    lines += ['', f'{measured} of {len(costs)} case(s) measured in the '
+              f'results database, the others estimated from their geometry']
+    if every:
+        lines += ['', '| case | partition | nodes | wall s | node-hours | '
+                  'written | how |', '|---|---|---|---|---|---|---|']
+        for key, c in sorted(costs.items()):
+            lines.append(f'| {c.case.unique} | {c.case.partition} | '
+                         f'{c.nodes} | {c.seconds:.0f} | {c.node_hours:.3f} '
+                         f'| {c.written / 1e9:.2f} GB | {c.how} |')
+    return '\n'.join(lines)
+
+
+def ran(path):
+    '''What the run report ``path`` cost, measured, and the plan it ran.'''
+    report = read_report(path)
+    info = report['session_info']
+    lines = [f'{path}: session {info.get("uuid")}, '
+             f'{info.get("time_elapsed", 0):.0f} s',
+             '| partition | jobs | node-hours | job seconds |',
+             '|---|---|---|---|']
+    for part, (count, hours, secs) in sorted(measured(report).items()):
+        lines.append(f'| {part} | {count} | {hours:.3f} | {secs:.0f} |')
+    if 'plan_digest' in info:
+        lines.append(f'plan: night {info.get("plan_night")} of a rotation '
+                     f'of {info.get("plan_rotation")}, digest '
+                     f'{info["plan_digest"]}')
+    else:
+        lines.append('plan: none (the whole selection ran)')
+    return '\n'.join(lines)

@@ -79,18 +79,18 @@ class Progress:
             self.start = self.clock() if self.start is None else self.start
             self.started.setdefault(ident, key)
             return text
-        if not found['done'] or found['status'] == 'DRY':
+        if not found['done']:
             return text
         self.started.setdefault(ident, key)
         self.finished.add(ident)
         if found['status'] in ('OK', 'FAIL'):
             self.judged[found['status']] += \
                 found['name'].split()[0] in _JUDGES
-        done, total = int(found['done']), int(found['total'])
+        total = int(found['total'])
         if found['status'] == 'SKIP':
             # scripts read the reason that ends its line as ReFrame prints it
             return text
-        if done >= total:
+        if int(found['done']) >= total:
             return f'{text} (all done)'
         return f'{text} (about {duration(self.left(total))} left)'
 

@@ -1,5 +1,5 @@
 '''A profile checked against :mod:`iogap.site.vocabulary` when it loads (one
-line naming system, partition and key), and docs/reference/profile.md.'''
+line naming system, partition and key).'''
 
 import difflib
 import functools
@@ -207,20 +207,3 @@ def _facts(where, part, extras):
         if wrong:
             raise ProfileError(f'{where}: {said}', key=key)
 
-
-def markdown():
-    '''The documentation tables of features and extras.'''
-    needed = {k: [f for f, (keys, _, _) in FEATURES.items() if k in keys]
-              for k in EXTRAS}
-    lines = ['| feature | needs | what it enables |', '|---|---|---|']
-    for name, (keys, res, doc) in FEATURES.items():
-        need = ', '.join([f'`{k}`' for k in keys] +
-                         [f'resource `{r}`' for r in res]) or '-'
-        lines.append(f'| `+{name}` | {need} | {doc} |')
-    lines += ['', '| extra | default | needed by | meaning |',
-              '|---|---|---|---|']
-    for key, (_, dflt, doc) in EXTRAS.items():
-        dflt = 'required' if key == 'scratch_root' else f'`{dflt!r}`'
-        need = ', '.join(f'`+{f}`' for f in needed[key]) or '-'
-        lines.append(f'| `{key}` | {dflt} | {need} | {doc} |')
-    return '\n'.join(lines) + '\n'

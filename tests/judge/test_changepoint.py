@@ -15,7 +15,7 @@ import pytest
 from iogap.__main__ import main as iogap
 from iogap.errors import EXIT
 from iogap.history import sessions
-from iogap.night.junit import add_junit
+from iogap.night.driver import add_suite
 from iogap.night import driver as nightly
 from iogap.judge import acrossnights as cp
 from iogap.core.figures import HIGHER, LOWER
@@ -212,7 +212,7 @@ def test_steps_are_their_own_junit_suite(tmp_path):
     ET.ElementTree(ET.Element('testsuites')).write(junit)
     _, found, cases = cp.judge(copy_db(tmp_path, step=True))
     assert found
-    add_junit(str(junit), cases)
+    add_suite(str(junit), 'changepoint', cases)
     [suite] = ET.parse(junit).getroot().findall('testsuite')
     assert suite.get('name') == 'changepoint'
     assert int(suite.get('failures')) == sum(s == 'step' for _, s, _ in cases)

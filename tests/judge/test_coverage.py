@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 import pytest
 import yaml
 
-from iogap.night import junit
+from iogap.night import driver
 from iogap.judge import verdict
 from iogap.judge import coverage
 
@@ -126,7 +126,7 @@ def test_the_junit_report_carries_the_coverage(tmp_path):
     path = tmp_path / 'junit.xml'
     lines, _ = night(tmp_path, judgement('r1', {}, result='skip',
                                          not_applicable='x'))
-    junit.add_coverage(str(path), lines)
+    driver.add_coverage(str(path), lines)
     [suite] = ET.parse(path).getroot().findall('testsuite')
     assert (suite.get('name'), suite.get('failures')) == ('coverage', '1')
     assert suite.find('.//failure').get('message').startswith('NOT JUDGED')

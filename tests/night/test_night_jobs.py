@@ -1,5 +1,5 @@
 '''A night split per partition (iogap.plan.jobs, iogap/night/pipeline.py),
-the canaries' node sweep (iogap.plan.nodesweep, iogap/night/sweeprun.py), and what
+the canaries' node sweep (iogap.plan.budget, iogap/night/sweeprun.py), and what
 lets the jobs of one night run side by side: the scratch root locked per
 partition, copies of the history kept at once, a night of several
 sessions read back as one. The real runs are in tests/test_pipeline.py.'''

@@ -14,7 +14,7 @@ from conftest import ROOT
 from iogap.plan import progress
 from iogap.errors import EXIT, IogapError
 from iogap.site import discover, generate
-from iogap.night import onboard, pricing
+from iogap.night import baseline, onboard
 from iogap.__main__ import COMMANDS
 
 
@@ -63,10 +63,10 @@ def test_the_cost_is_printed_and_the_largest_size_within_budget_chosen():
 def test_choose_takes_size_first_then_runs():
     points = [(16, 3, 0.1, 0, 0), (16, 5, 0.2, 0, 0), (64, 3, 0.3, 0, 0),
               (64, 5, 0.5, 0, 0)]
-    assert pricing.choose(points, 0.35)[:2] == (64, 3)
-    assert pricing.choose(points, 0.2)[:2] == (16, 5)
+    assert baseline.choose(points, 0.35)[:2] == (64, 3)
+    assert baseline.choose(points, 0.2)[:2] == (16, 5)
     with pytest.raises(IogapError, match='give --budget 0.1 or more'):
-        pricing.choose(points, 0.05)
+        baseline.choose(points, 0.05)
 
 
 def test_the_chosen_size_is_written_where_nights_read_it(tmp_path):
@@ -234,23 +234,21 @@ def _night(tmp_path, monkeypatch, result):
 def test_a_night_says_how_much_it_judged(tmp_path, monkeypatch):
     '''The onboarding night counts as the nightly does (iogap.judge.coverage):
     a figure is judged when its judgement gave it a verdict.'''
-    from iogap.night import outcome
     path = _night(tmp_path, monkeypatch, 'fail')
-    assert outcome.night_judged(path, 'site').startswith(
+    assert baseline.night_verdict(0, path, 'site').startswith(
         'COVERAGE: judged 2 of the 2 figures this job\'s share judges '
         '(100%), by 1 of 1 judgements')
-    assert outcome.night_verdict(0, _night(tmp_path, monkeypatch, 'pass'),
-                                 'site').startswith('COVERAGE: judged 2')
+    assert baseline.night_verdict(0, _night(tmp_path, monkeypatch, 'pass'),
+                                  'site').startswith('COVERAGE: judged 2')
 
 
 def test_a_first_night_that_failed_fails_the_onboarding(tmp_path,
                                                         monkeypatch):
     '''A RED first night is the command's error (exit 1, one line naming
     the failed judgement), not a line of output after which it exits 0.'''
-    from iogap.night import outcome
     path = _night(tmp_path, monkeypatch, 'fail')
     with pytest.raises(IogapError) as err:
-        outcome.night_verdict(1, path, 'site')
+        baseline.night_verdict(1, path, 'site')
     text = str(err.value)
     assert '\n' not in text and 'DDSingleStream@knl' in text
     assert text.startswith('the first judged night failed (reframe exit 1)')
@@ -286,7 +284,6 @@ def test_only_the_baselines_own_figures_count_as_judged(tmp_path,
     '''A reference file's other entries (the generic ratios) are not what
     the baseline made judgeable.'''
     import yaml
-    from iogap.night import outcome
     entry = {'test': 'DDSingleStream', 'partition': 'knl', 'var': 'write_bw'}
     (tmp_path / 'site.yaml').write_text(yaml.safe_dump({
         'absolute': [entry, dict(entry, test='IORBench')],
@@ -295,7 +292,7 @@ def test_only_the_baselines_own_figures_count_as_judged(tmp_path,
                      dict(entry, partition='haswell', reason='too noisy')]}))
     monkeypatch.setenv('IOGAP_REFERENCE_DIR', str(tmp_path))
     case = type('Case', (), {'family': 'DDSingleStream', 'partition': 'knl'})
-    assert outcome.judged('site', [case]) == (
+    assert baseline.judged('site', [case]) == (
         1, [('DDSingleStream knl read_3x_bw', 'too noisy')])
 
 
@@ -317,7 +314,6 @@ def test_a_further_round_runs_only_the_cases_left_too_noisy(tmp_path,
     noisy to judge (their test, partition and parameters), as many as the
     budget left buys at the planner's cost.'''
     import yaml
-    from iogap.night import outcome
     entry = {'test': 'DDSingleStream', 'partition': 'knl', 'var': 'write_bw',
              'params': {'mode': 'direct', 'darshan': 'off'}}
     (tmp_path / 'site.yaml').write_text(yaml.safe_dump({'unjudged': [
@@ -333,14 +329,14 @@ def test_a_further_round_runs_only_the_cases_left_too_noisy(tmp_path,
                      ' %darshan=off %mode=direct'),
              3: case('DDSingleStream', 'knl', ' %darshan=on %mode=direct'),
              4: case('OSULatency', 'knl', ' %mode=direct %darshan=off')}
-    assert list(outcome.too_noisy('site', found)) == [1]
+    assert list(baseline.too_noisy('site', found)) == [1]
     from iogap.plan import cost
     monkeypatch.setattr(cost, 'costs', lambda cases, **_: cases)
-    assert pricing.more_runs(found, 16, 1.0) == (2, pytest.approx(0.8))
-    assert pricing.more_runs({1: found[1]}, 16, 0.35) == (3,
-                                                         pytest.approx(0.3))
-    assert pricing.more_runs({1: found[1]}, 16, 0.1) == (0,
-                                                        pytest.approx(0.2))
+    assert baseline.more_runs(found, 16, 1.0) == (2, pytest.approx(0.8))
+    assert baseline.more_runs({1: found[1]}, 16, 0.35) == (
+        3, pytest.approx(0.3))
+    assert baseline.more_runs({1: found[1]}, 16, 0.1) == (
+        0, pytest.approx(0.2))
 
 
 def test_a_round_that_judges_fewer_keeps_the_best_reference(tmp_path,
@@ -348,7 +344,6 @@ def test_a_round_that_judges_fewer_keeps_the_best_reference(tmp_path,
     '''Round 1 judged the dd write bandwidth; round 2's pooled runs left
     it too noisy: round 1's reference is written back, not `unjudged`.'''
     import yaml
-    from iogap.night import outcome
     monkeypatch.setenv('IOGAP_REFERENCE_DIR', str(tmp_path))
     path = tmp_path / 'site.yaml'
     entry = {'test': 'DDSingleStream', 'partition': 'knl', 'var': 'write_bw'}
@@ -365,7 +360,7 @@ def test_a_round_that_judges_fewer_keeps_the_best_reference(tmp_path,
     assert (count, unjudged, path.read_text()) == (1, [], first)
     assert said == ['round 2 leaves 0 figure(s) judgeable, round 1 1: its '
                     'references are kept']
-    assert outcome.judged('site', [case]) == (1, [])
+    assert baseline.judged('site', [case]) == (1, [])
 
 
 def test_the_cost_of_a_case_never_run_is_calibrated_on_those_that_ran():
@@ -375,9 +370,9 @@ def test_the_cost_of_a_case_never_run_is_calibrated_on_those_that_ran():
     from iogap.plan import cost, inventory
     from iogap.site import profile
     profile.load(['x', '--system', 'anyhost'], {})
-    found = pricing.matching(inventory.measured(), [
-        f'^DDSingleStream(?=.*%darshan=off){pricing.PLAIN}',
-        pricing.SELECT[1]])
+    found = baseline.matching(inventory.measured(), [
+        f'^DDSingleStream(?=.*%darshan=off){baseline.PLAIN}',
+        baseline.SELECT[1]])
     dd = {k: c for k, c in found.items() if c.family == 'DDSingleStream'}
     osu = [c for c in found.values() if c.family == 'OSULatency']
     ran = next(iter(dd.values()))

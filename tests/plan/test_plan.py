@@ -126,17 +126,16 @@ def test_a_budget_too_small_says_so(cori):
             night.Budget.parse(*bad)
 
 
-def test_the_doc_is_what_the_command_prints():
+def test_the_doc_is_what_the_generator_prints():
     # In a process of its own: the variants numbered as a Cori run does
     printed = subprocess.run(
-        [sys.executable, '-m', 'iogap', 'plan', 'doc', '--system', 'cori',
-         '--node-hours', '200'], cwd=ROOT, capture_output=True, text=True,
-        check=True).stdout
+        [sys.executable, os.path.join('docs', 'generate.py'), 'budget'],
+        cwd=ROOT, capture_output=True, text=True, check=True).stdout
     # the generated part; what was measured on the local cluster follows
     with open(os.path.join(ROOT, 'docs', 'reference', 'budget.md')) as fp:
         assert fp.read().startswith(printed), (
-            'regenerate the top of docs/reference/budget.md: iogap plan doc '
-            '--system cori --node-hours 200')
+            'regenerate the top of docs/reference/budget.md: python '
+            'docs/generate.py budget')
 
 
 def test_every_profile_keeps_its_promises(tmp_path):
@@ -167,7 +166,8 @@ def test_the_nightly_runs_the_plan_when_a_budget_is_set(tmp_path):
 
 
 def test_a_planned_night_records_its_plan_and_what_it_cost():
-    from iogap.plan import spent as ran
+    from iogap.history.runreport import measured
+    from iogap.plan import making
     path = os.path.join(ROOT, 'tests', 'data', 'plan',
                         'planned-night-minicluster.json')
     with open(path) as fp:
@@ -177,12 +177,12 @@ def test_a_planned_night_records_its_plan_and_what_it_cost():
                      if '@' in a and not a.startswith('-'))
     digest = hashlib.sha256(json.dumps(selects).encode()).hexdigest()[:12]
     assert info['plan_digest'] == digest     # the record names the selection
-    cost = ran.measured(report)
+    cost = measured(report)
     jobs = [tc for r in report['runs'] for tc in r['testcases']
             if not tc['fixture'] and 'judge' not in tc['tags']]
     assert sum(c[0] for c in cost.values()) == len(jobs)
     assert all(c[1] > 0 for c in cost.values())
-    assert 'plan: night 3 of a rotation of 4' in ran.render(path)
+    assert 'plan: night 3 of a rotation of 4' in making.ran(path)
 
 
 def test_the_profile_can_state_the_budget(cori, monkeypatch):

@@ -82,12 +82,12 @@ def test_onboarding_dry_run_starts_no_job_and_leaves_out_missing_tools(
         os.listdir(os.path.join(ROOT, 'systems')))
     assert not os.path.exists(tmp_path / 'out')
 
-    from iogap.night import onboard, pricing
+    from iogap.night import baseline, onboard
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     monkeypatch.delenv('IOGAP_SPACK_VIEW', raising=False)
     args = type('Args', (), dict(system='minicori', budget=1,
-                                 select=list(pricing.SELECT)))
+                                 select=list(baseline.SELECT)))
     _, found, _ = onboard.plan(args)
     said = []
     kept = onboard.usable('minicori', said.append, found)
