@@ -17,7 +17,7 @@ from iogap import inputs
 from iogap.core import leftovers, runlock, scratch
 from iogap.core.variants import size_bytes
 from iogap.errors import IogapError
-from iogap.history import runguard, runpaths
+from iogap.history import runguard
 from iogap.site.slurmstate import (
     check_nodes,
     check_slurm,
@@ -43,7 +43,7 @@ def start(argv, system, output, results_db=None):
 
     db = results_db or os.path.join(output, 'results.db')
     # Before any directory is made: unwritable places fail now, not at dawn
-    runpaths.check(argv, os.environ, system, output, db)
+    runguard.check(argv, os.environ, system, output, db)
     if '--dry-run' not in argv:
         runguard.check_output(output)
     scratch.make_output(output)
@@ -119,12 +119,8 @@ def check_settings():
 
 def output_dir(argv, environ, default):
     '''Where a run writes: ``--prefix``, RFM_PREFIX, IOGAP_OUTPUT, default.'''
-    found = environ.get('RFM_PREFIX') or environ.get('IOGAP_OUTPUT')
-    for i, arg in enumerate(argv):
-        if arg == '--prefix' and i + 1 < len(argv):
-            found = argv[i + 1]
-        elif arg.startswith('--prefix='):
-            found = arg.split('=', 1)[1]
+    found = [environ.get('RFM_PREFIX') or environ.get('IOGAP_OUTPUT'),
+             *inputs.given(argv, '--prefix')][-1]
     return os.path.abspath(found or default)
 
 

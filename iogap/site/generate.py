@@ -1,6 +1,7 @@
-'''``iogap profile new <system>``, on a login node: a profile and its Spack
-overlay from what Slurm and a node of each partition say, loaded back before
-it is kept (one that would not load is not left behind).'''
+'''``iogap profile new <system>``, on a login node: a profile (readable
+Python, one key per line) and its Spack overlay from what Slurm and a node
+of each partition say, loaded back before it is kept (one that would not
+load is not left behind).'''
 
 import os
 import re
@@ -8,7 +9,8 @@ import socket
 import sys
 
 from iogap.errors import IogapError
-from iogap.site import discover, hostinfo, overlay, profile, render
+from iogap.site import discover, hostinfo, profile
+from iogap.site.spack import config as spackyaml
 
 NEVER_FASTER_THAN = 5   # clocks of a frequency sweep, at most
 
@@ -140,6 +142,58 @@ def site_extras(args, cluster, cores):
             **{k: getattr(args, k) for k in keys if getattr(args, k)}}
 
 
+HEADER = '''\'\'\'{system}: written by `iogap profile new` on {host}.
+
+{facts}
+
+Edit freely (docs/reference/profile.md lists every feature and extra); the
+profile is checked whenever it loads.
+\'\'\'
+
+{imports}
+HOSTNAMES = {hostnames!r}
+
+'''
+
+
+def literal(value, indent=0):
+    '''``value`` as Python source, one key per line, short lists inline.'''
+    flat = repr(value)
+    if len(flat) + indent <= 72 or not isinstance(value, (dict, list)):
+        return flat
+    pad = ' ' * (indent + 4)
+    if isinstance(value, dict):
+        items = [f'{pad}{k!r}: {literal(v, indent + 4)},'
+                 for k, v in value.items()]
+        return '{\n' + '\n'.join(items) + '\n' + ' ' * indent + '}'
+    items = [f'{pad}{literal(v, indent + 4)},' for v in value]
+    return '[\n' + '\n'.join(items) + '\n' + ' ' * indent + ']'
+
+
+def render(args, cluster, parts, notes):
+    '''The text of ``systems/<system>.py``.'''
+    accounting = cluster.config.get('AccountingStorageType', '')
+    scontrol = accounting.endswith('/none')
+    if scontrol:
+        notes.append(f'no accounting storage ({accounting}): jobs are '
+                     f'polled with scontrol (iogap.site.slurm)')
+    for part in parts:
+        part['scheduler'] = '__SCHEDULER__'
+    system = {'name': args.system, 'descr': f'{args.system} (Slurm '
+              f'{cluster.config.get("ClusterName", "")})',
+              'hostnames': '__HOSTNAMES__', 'modules_system': 'nomod',
+              'partitions': parts}
+    body = literal({'systems': [system]})
+    body = body.replace("'__HOSTNAMES__'", 'HOSTNAMES').replace(
+        "'__SCHEDULER__'", 'SCONTROL' if scontrol else "'slurm'")
+    imports = 'from iogap.site.slurm import SCONTROL\n' if scontrol else ''
+    facts = '\n'.join(f'* {n}' for n in notes)
+    return HEADER.format(system=args.system, host=socket.gethostname(),
+                         facts=facts, imports=imports,
+                         hostnames=args.hostnames) + \
+        f'site_configuration = {body}\n'
+
+
 def write(args):
     if not re.fullmatch(r'[A-Za-z][\w-]*', args.system):
         raise IogapError(f'{args.system!r} is not a system name (letters, '
@@ -157,10 +211,10 @@ def write(args):
         say(f'probing a node of {name}')
         part, probes[name] = partition(cluster, name, args, notes)
         parts.append(part)
-    where = overlay.path(args.system)
-    notes.append(overlay.write(where, cluster, names[0], probes[names[0]],
-                               args.spack_root))
-    text = render.profile(args, cluster, parts, notes)
+    where = os.path.join(spackyaml.OVERLAYS, f'{args.system}.yaml')
+    notes.append(spackyaml.write_overlay(where, cluster, names[0],
+                                         probes[names[0]], args.spack_root))
+    text = render(args, cluster, parts, notes)
     with open(path, 'w') as fp:
         fp.write(text)
     try:

@@ -9,14 +9,16 @@ import sys
 from iogap import inputs
 from iogap.errors import IogapError, ProfileError
 from iogap.site import extras as schema
-from iogap.site import source
+from iogap.site import selection
 from iogap.site.selection import (  # noqa: F401 (re-exported)
     GENERIC,
     GENERIC_SYSTEM,
     ROOT,
     SLURM_CONFS,
     SYSTEMS_DIR,
+    key_line,
     select,
+    shown,
     system_files,
     system_names,
 )
@@ -77,8 +79,8 @@ def _site_options(part, environ):
 def read(stem, path, environ):
     '''Execute and check one system file: ``(site_configuration fragment,
     OMITTED_PARTITIONS, ENVIRONMENT)``, the extras' defaults filled.'''
-    source.hostnames(path)      # as the host's selection reads them
-    module = source.run(path)
+    selection.hostnames(path)      # as the host's selection reads them
+    module = selection.run(path)
     schema.validate_file(path, module)
     fragment = copy.deepcopy(module['site_configuration'])
     for system in fragment['systems']:
@@ -90,8 +92,8 @@ def read(stem, path, environ):
         if system['name'] != (GENERIC_SYSTEM if stem == GENERIC else stem):
             raise ProfileError(f'defines system {system["name"]!r}; the file '
                                f'must be named after its system',
-                               source.shown(path),
-                               source.key_line(path, system['name']))
+                               shown(path),
+                               key_line(path, system['name']))
         for part in system['partitions']:
             extras = part.setdefault('extras', {})
             for key in schema.EXTRAS:
@@ -108,8 +110,8 @@ def _checked(path, name, check, *args):
     try:
         check(*args)
     except ProfileError as err:
-        raise err.at(source.shown(path), source.key_line(path, err.key) or
-                     source.key_line(path, name)) from None
+        raise err.at(shown(path), key_line(path, err.key) or
+                     key_line(path, name)) from None
 
 
 def _core_spec(path, system, part):
@@ -119,8 +121,8 @@ def _core_spec(path, system, part):
     cores = proc['num_cpus'] // proc['num_cpus_per_core']
     if 'corespec' in part['features'] and reserved >= cores:
         part['features'].remove('corespec')
-        _once(f'iogap: {source.shown(path)}:'
-              f'{source.key_line(path, "core_spec_cores") or 0}: system '
+        _once(f'iogap: {shown(path)}:'
+              f'{key_line(path, "core_spec_cores") or 0}: system '
               f'{system}, partition {part["name"]}: no core-spec variant: '
               f'extras.core_spec_cores ({reserved}) leaves none of the '
               f'node\'s {cores} cores to the job')
@@ -143,8 +145,8 @@ def load(argv, environ):
 def mistake(message, *keys):
     '''A mistake of the loaded profile found once it loaded (against
     Slurm): its file, and the line of the first of ``keys`` written.'''
-    line = next(filter(None, (source.key_line(_path, k) for k in keys)), 0)
-    return ProfileError(message, source.shown(_path), line, keys[-1])
+    line = next(filter(None, (key_line(_path, k) for k in keys)), 0)
+    return ProfileError(message, shown(_path), line, keys[-1])
 
 
 def parametrize(system):
