@@ -18,12 +18,7 @@ from iogap.core import leftovers, runlock, scratch
 from iogap.core.variants import size_bytes
 from iogap.errors import IogapError
 from iogap.history import runguard
-from iogap.site.slurmstate import (
-    check_nodes,
-    check_slurm,
-    selected,
-    slurm_partitions,
-)
+from iogap.site import slurmstate
 
 #: Options with which reframe runs (or dry-runs) tests
 _RUNS = ('-r', '--run', '--dry-run', '--ci-generate')
@@ -55,10 +50,10 @@ def start(argv, system, output, results_db=None):
 
     if any('slurm' in p['scheduler'] or p['scheduler'] == 'squeue'
            for p in system['partitions']):
-        check_slurm()
-        check_nodes(slurm_partitions(system, argv))
+        slurmstate.check_slurm()
+        slurmstate.check_nodes(slurmstate.slurm_partitions(system, argv))
     for root in roots:
-        take_scratch_root(root, selected(system, argv))
+        take_scratch_root(root, slurmstate.selected(system, argv))
 
 
 def take_scratch_root(root, partitions):

@@ -52,7 +52,9 @@ def partition(cluster, name, args, notes):
     if sweep:
         features.append('cpufreq')
         extras['cpu_freqs_khz'] = sweep
-    extras.update(site_extras(args, cluster, cores))
+    extras.update(spack_overlay=args.system, build_cpus=min(cores, 16),
+                  mpi_type=cluster.mpi, **{k: getattr(args, k) for k in (
+                      'account', 'qos', 'reservation') if getattr(args, k)})
     if args.spack_root:
         features.append('spack')
         extras.update(spack_env=os.path.join(args.scratch, 'spack', name),
@@ -92,18 +94,16 @@ def processor(cluster, name, probe, notes):
 def node_features(probe, proc, nodes, scratch):
     '''Features and extras from what the node probe and scontrol saw.'''
     fs = ((probe.get('fs') or ['unknown']) + [''])[0].split()
-    features, extras = [], {'scratch_root': scratch, 'odirect_reason':
-                            f'scratch on {fs[0]} ({" ".join(fs[1:])})'}
-    if (probe.get('mpirun') or [''])[0].startswith('mpirun'):
-        features.append('mpi')
-    if any('Parallel HDF5: yes' in line for line in probe.get('h5pcc', [])):
-        features.append('hdf5')
-    if fs[0] not in hostinfo.NO_ODIRECT and not fs[0].startswith('fuse'):
-        features.append('odirect')
-    if probe.get('dropcaches') == ['yes']:
-        features.append('dropcaches')
-    if proc['num_sockets'] > 1:
-        features.append('multisocket')
+    extras = {'scratch_root': scratch, 'odirect_reason':
+              f'scratch on {fs[0]} ({" ".join(fs[1:])})'}
+    features = [feature for feature, holds in (
+        ('mpi', (probe.get('mpirun') or [''])[0].startswith('mpirun')),
+        ('hdf5', any('Parallel HDF5: yes' in line
+                     for line in probe.get('h5pcc', []))),
+        ('odirect', fs[0] not in hostinfo.NO_ODIRECT and
+         not fs[0].startswith('fuse')),
+        ('dropcaches', probe.get('dropcaches') == ['yes']),
+        ('multisocket', proc['num_sockets'] > 1)) if holds]
     if nodes > 1:
         features.append('multinode')
         extras['max_nodes'] = min(nodes, 4)
@@ -135,13 +135,6 @@ def clock_sweep(cluster, name, probe, notes):
     return []
 
 
-def site_extras(args, cluster, cores):
-    keys = ('account', 'qos', 'reservation')
-    return {'spack_overlay': args.system, 'build_cpus': min(cores, 16),
-            'mpi_type': cluster.mpi,
-            **{k: getattr(args, k) for k in keys if getattr(args, k)}}
-
-
 HEADER = '''\'\'\'{system}: written by `iogap profile new` on {host}.
 
 {facts}
@@ -161,13 +154,13 @@ def literal(value, indent=0):
     flat = repr(value)
     if len(flat) + indent <= 72 or not isinstance(value, (dict, list)):
         return flat
-    pad = ' ' * (indent + 4)
     if isinstance(value, dict):
-        items = [f'{pad}{k!r}: {literal(v, indent + 4)},'
-                 for k, v in value.items()]
-        return '{\n' + '\n'.join(items) + '\n' + ' ' * indent + '}'
-    items = [f'{pad}{literal(v, indent + 4)},' for v in value]
-    return '[\n' + '\n'.join(items) + '\n' + ' ' * indent + ']'
+        items = [f'{k!r}: {literal(v, indent + 4)}' for k, v in value.items()]
+    else:
+        items = [literal(v, indent + 4) for v in value]
+    pad, ends = ' ' * (indent + 4), '{}' if isinstance(value, dict) else '[]'
+    return ends[0] + ''.join(f'\n{pad}{item},' for item in items) + \
+        '\n' + ' ' * indent + ends[1]
 
 
 def render(args, cluster, parts, notes):

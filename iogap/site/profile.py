@@ -83,23 +83,21 @@ def read(stem, path, environ):
     module = selection.run(path)
     schema.validate_file(path, module)
     fragment = copy.deepcopy(module['site_configuration'])
-    for system in fragment['systems']:
-        _checked(path, 'systems', schema.validate_system, system,
-                 fragment.get('environments', []))
-        for part in system['partitions']:
-            _checked(path, part['name'], schema.validate_partition,
-                     system['name'], part)
-        if system['name'] != (GENERIC_SYSTEM if stem == GENERIC else stem):
-            raise ProfileError(f'defines system {system["name"]!r}; the file '
-                               f'must be named after its system',
-                               shown(path),
-                               key_line(path, system['name']))
-        for part in system['partitions']:
-            extras = part.setdefault('extras', {})
-            for key in schema.EXTRAS:
-                extras.setdefault(key, copy.deepcopy(schema.default(key)))
-            _site_options(part, environ)
-            _core_spec(path, system['name'], part)
+    [system] = fragment['systems']
+    _checked(path, 'systems', schema.validate_system, system,
+             fragment.get('environments', []))
+    if system['name'] != (GENERIC_SYSTEM if stem == GENERIC else stem):
+        raise ProfileError(f'defines system {system["name"]!r}; the file '
+                           f'must be named after its system', shown(path),
+                           key_line(path, system['name']))
+    for part in system['partitions']:
+        _checked(path, part['name'], schema.validate_partition,
+                 system['name'], part)
+        extras = part.setdefault('extras', {})
+        for key in schema.EXTRAS:
+            extras.setdefault(key, copy.deepcopy(schema.default(key)))
+        _site_options(part, environ)
+        _core_spec(path, system['name'], part)
     return fragment, list(module.get('OMITTED_PARTITIONS', [])), \
         list(module.get('ENVIRONMENT', []))
 
@@ -117,8 +115,7 @@ def _checked(path, name, check, *args):
 def _core_spec(path, system, part):
     '''No core-spec variant where it would leave the job no core: said
     once, with the reason, never silently none.'''
-    proc, reserved = part['processor'], part['extras']['core_spec_cores']
-    cores = proc['num_cpus'] // proc['num_cpus_per_core']
+    reserved, cores = part['extras']['core_spec_cores'], _cores(part)
     if 'corespec' in part['features'] and reserved >= cores:
         part['features'].remove('corespec')
         _once(f'iogap: {shown(path)}:'
@@ -177,16 +174,17 @@ def environment():
     return _environment
 
 
+def _cores(part):
+    proc = part.get('processor', {})
+    return proc.get('num_cpus', 1) // max(proc.get('num_cpus_per_core') or 1,
+                                          1)
+
+
 def _parts_of(system):
-    found = []
-    for p in system['partitions']:
-        proc = p.get('processor', {})
-        cores = (proc.get('num_cpus', 1) //
-                 max(proc.get('num_cpus_per_core') or 1, 1))
-        found.append(Part(f'{system["name"]}:{p["name"]}',
-                          p.get('features', []), p['extras'], cores,
-                          [r['name'] for r in p.get('resources', [])]))
-    return found
+    return [Part(f'{system["name"]}:{p["name"]}', p.get('features', []),
+                 p['extras'], _cores(p),
+                 [r['name'] for r in p.get('resources', [])])
+            for p in system['partitions']]
 
 
 def parts():

@@ -41,35 +41,18 @@ def system_names():
             for stem in system_files()]
 
 
-def claimed(files, hostname):
-    '''``{stem: path}`` of the profiles whose HOSTNAMES match ``hostname``;
-    one whose HOSTNAMES cannot be read claims none, and says so.'''
+def _hostnames(files):
+    '''``{stem: HOSTNAMES}`` of the profiles but the generic one; one whose
+    HOSTNAMES cannot be read has ``None``, claims no host, and says so.'''
     found = {}
     for stem, path in files.items():
         try:
-            if stem != GENERIC and any(re.match(p, hostname)
-                                       for p in hostnames(path)):
-                found[stem] = path
+            found[stem] = hostnames(path) if stem != GENERIC else []
         except ProfileError as err:
+            found[stem] = None
             print(f'iogap: {err}; {stem} claims no host until it is mended',
                   file=sys.stderr)
     return found
-
-
-def slurm_conf(environ):
-    '''The Slurm configuration this host uses, or ``None``.'''
-    return next((path for path in (environ.get('SLURM_CONF'), *SLURM_CONFS)
-                 if path and os.path.isfile(path)), None)
-
-
-def _patterns(files):
-    def said(path):
-        try:
-            return ', '.join(hostnames(path)) or 'none'
-        except ProfileError:
-            return 'unreadable (see above)'
-    return '; '.join(f'{stem}: {said(path)}'
-                     for stem, path in files.items() if stem != GENERIC)
 
 
 def select(argv, environ, hostname=None):
@@ -94,18 +77,27 @@ def select(argv, environ, hostname=None):
             (GENERIC, files[GENERIC])
 
     hostname = hostname or socket.gethostname()
-    claims = claimed(files, hostname)
+    patterns = _hostnames(files)
+    claims = [stem for stem, found in patterns.items()
+              if any(re.match(p, hostname) for p in found or ())]
+
+    def said(stems):
+        texts = {s: 'unreadable (see above)' if patterns[s] is None else
+                 ', '.join(patterns[s]) or 'none'
+                 for s in stems if s != GENERIC}
+        return '; '.join(f'{stem}: {text}' for stem, text in texts.items())
     if len(claims) > 1:
         raise ProfileError(f'host {hostname} matches the HOSTNAMES of '
-                           f'{len(claims)} profiles ({_patterns(claims)}): '
+                           f'{len(claims)} profiles ({said(claims)}): '
                            f'narrow the patterns, or pass --system')
     if claims:
-        return claims.popitem()
-    conf = slurm_conf(environ)
+        return claims[0], files[claims[0]]
+    conf = next((path for path in (environ.get('SLURM_CONF'), *SLURM_CONFS)
+                 if path and os.path.isfile(path)), None)
     if conf:
         raise ProfileError(f'host {hostname} runs Slurm ({conf}) but no '
                            f'profile\'s HOSTNAMES match it '
-                           f'({_patterns(files)}): add a pattern, write a '
+                           f'({said(files)}): add a pattern, write a '
                            f'profile (iogap profile new <system>), or pass '
                            f'--system {GENERIC_SYSTEM} for the generic one')
     return GENERIC, files[GENERIC]

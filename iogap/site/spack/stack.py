@@ -20,12 +20,7 @@ from iogap.site import profile
 from iogap.site.spack import boot as spackboot
 from iogap.site.spack import config as spackyaml
 from iogap.site.spack import own
-from iogap.site.spack.config import (
-    SpackError,
-    buildcache_dir,
-    mirror_url,
-    overlay_path,
-)
+from iogap.site.spack.config import SpackError, overlay_path
 
 # Not profile.ROOT: profile loads the generic profile, which imports this
 ROOT = own.ROOT
@@ -175,7 +170,7 @@ def lock_path(env, spack, cache):
 
 def reuse_lock(env, spack):
     '''Copy in the cache's lock of these inputs and host; its path, or None.'''
-    cache = buildcache_dir()
+    cache = spackyaml.buildcache_dir()
     path = lock_path(env, spack, cache) if cache else None
     if not path or not os.path.exists(path):
         return None
@@ -185,7 +180,7 @@ def reuse_lock(env, spack):
 
 def push(env, spack, say):
     '''Push what the environment installed, and its lock, to the cache.'''
-    cache = buildcache_dir()
+    cache = spackyaml.buildcache_dir()
     if not cache:
         return
     took = env.run(spack, 'push', 'buildcache', 'push', '--unsigned',
@@ -244,7 +239,7 @@ def run(action, reframe_options=(), partition=None):
             return EXIT['ok']
 
         # A wrong setting is named even when the view is reused
-        mirror_url(), buildcache_dir()
+        spackyaml.mirror_url(), spackyaml.buildcache_dir()
         # A view still whole needs no Spack, so none is bootstrapped for it
         spack = spackboot.found_or_bootstrapped(say) if not all(
             env.ready() for env in envs.values()) else None
