@@ -178,6 +178,18 @@ def file_path(text):
     return text
 
 
+def given(argv, flag):
+    '''The values of ``flag`` in ``argv`` (``flag V`` or ``flag=V``), in
+    order.'''
+    found = []
+    for i, arg in enumerate(argv):
+        if arg == flag and i + 1 < len(argv):
+            found.append(argv[i + 1])
+        elif arg.startswith(flag + '='):
+            found.append(arg.split('=', 1)[1])
+    return found
+
+
 def option(check):
     '''``check`` as an argparse ``type=``.'''
     def parse(text):

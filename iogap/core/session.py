@@ -17,13 +17,8 @@ from iogap import inputs
 from iogap.core import leftovers, runlock, scratch
 from iogap.core.variants import size_bytes
 from iogap.errors import IogapError
-from iogap.history import runguard, runpaths
-from iogap.site.slurmstate import (
-    check_nodes,
-    check_slurm,
-    selected,
-    slurm_partitions,
-)
+from iogap.history import runguard
+from iogap.site import slurmstate
 
 #: Options with which reframe runs (or dry-runs) tests
 _RUNS = ('-r', '--run', '--dry-run', '--ci-generate')
@@ -43,7 +38,7 @@ def start(argv, system, output, results_db=None):
 
     db = results_db or os.path.join(output, 'results.db')
     # Before any directory is made: unwritable places fail now, not at dawn
-    runpaths.check(argv, os.environ, system, output, db)
+    runguard.check(argv, os.environ, system, output, db)
     if '--dry-run' not in argv:
         runguard.check_output(output)
     scratch.make_output(output)
@@ -55,10 +50,10 @@ def start(argv, system, output, results_db=None):
 
     if any('slurm' in p['scheduler'] or p['scheduler'] == 'squeue'
            for p in system['partitions']):
-        check_slurm()
-        check_nodes(slurm_partitions(system, argv))
+        slurmstate.check_slurm()
+        slurmstate.check_nodes(slurmstate.slurm_partitions(system, argv))
     for root in roots:
-        take_scratch_root(root, selected(system, argv))
+        take_scratch_root(root, slurmstate.selected(system, argv))
 
 
 def take_scratch_root(root, partitions):
@@ -119,12 +114,8 @@ def check_settings():
 
 def output_dir(argv, environ, default):
     '''Where a run writes: ``--prefix``, RFM_PREFIX, IOGAP_OUTPUT, default.'''
-    found = environ.get('RFM_PREFIX') or environ.get('IOGAP_OUTPUT')
-    for i, arg in enumerate(argv):
-        if arg == '--prefix' and i + 1 < len(argv):
-            found = argv[i + 1]
-        elif arg.startswith('--prefix='):
-            found = arg.split('=', 1)[1]
+    found = [environ.get('RFM_PREFIX') or environ.get('IOGAP_OUTPUT'),
+             *inputs.given(argv, '--prefix')][-1]
     return os.path.abspath(found or default)
 
 

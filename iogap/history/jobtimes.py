@@ -1,9 +1,7 @@
 '''Each case's wall times and the nights it ran on, from the results
 database, for the plan's cost and rotation.'''
 
-import json
-import sqlite3
-from contextlib import closing
+from iogap.history.load import InputError, read_db
 
 #: What ReFrame's --distribute adds to a case's display name: its node
 SWEPT = ' %.nid='
@@ -13,19 +11,15 @@ def _testcases(db_path, system):
     '''``(night, testcase)`` of every completed measured case of
     ``system``, oldest first; a node sweep's runs are not the plan's.'''
     try:
-        with closing(sqlite3.connect(f'file:{db_path}?mode=ro',
-                                     uri=True)) as conn:
-            rows = conn.execute('SELECT json_blob FROM sessions ORDER BY '
-                                'session_start_unix').fetchall()
-    except sqlite3.Error:
+        sessions = read_db(db_path) if db_path else []
+    except InputError:
         return
-    for (blob,) in rows:
-        session = json.loads(blob)
-        info = session.get('session_info', {})
+    for session in sessions:
+        info = session['session_info']
         planned = str(info.get('plan_night', ''))
         night = int(planned) if planned.isdigit() else \
             int(info.get('time_start_unix', 0) // 86400)
-        for run in session.get('runs', []):
+        for run in session['runs']:
             for tc in run['testcases']:
                 if tc.get('system') == system and not tc.get('fixture') \
                         and tc.get('result') in ('pass', 'fail') and \
@@ -48,6 +42,6 @@ def measured(db_path, system):
 def nights_ran(db_path, system):
     '''``{(display name, partition): {night, ...}}`` each case ran on.'''
     found = {}
-    for night, tc in _testcases(db_path, system) if db_path else ():
+    for night, tc in _testcases(db_path, system):
         found.setdefault((tc['name'], tc['partition']), set()).add(night)
     return found

@@ -1,14 +1,20 @@
 '''The results database, the nights' history: checked before a run writes
 to it, never replaced, copied while good, its unreadable sessions mended
-in place; a session that did not reach it is an error (ReFrame only warns).'''
+in place; a session that did not reach it is an error (ReFrame only warns).
 
+ReFrame 4.10 reads a stored ``session_info`` up to its first ``}``, so a
+``}`` in one of its strings (``--report-file '...-{sessionid}.json'``)
+breaks every stored-session command for good; the lossless mend writes
+such a ``}`` as ``\\u007d``.'''
+
+import json
 import os
+import re
 import shutil
 import sqlite3
 from contextlib import closing, suppress
 
 from iogap.errors import IogapError
-from iogap.history import storedinfo
 
 #: SQLite's file header
 MAGIC = b'SQLite format 3\x00'
@@ -18,6 +24,12 @@ LAST_GOOD = '.last-good'
 BEFORE_MEND = '.before-mend'
 #: Seconds to wait for another process's lock before calling it held
 BUSY_SECONDS = 10
+#: ReFrame 4.10's expression for a stored session's info (storage.py)
+REFRAME_INFO = re.compile(r'\"session_info\":\s+(?P<sess_info>\{.*?\})')
+#: What precedes the info object in a blob
+_KEY = re.compile(r'\"session_info\":\s+')
+#: Bytes of a blob read to find its info (ReFrame writes it first)
+HEAD = 1 << 16
 
 
 class ResultsDBError(IogapError):
@@ -156,11 +168,43 @@ def _backup(path, copy):
     shutil.copymode(path, copy)
 
 
+def readable(blob):
+    '''Whether ReFrame reads the session info of ``blob`` back whole.'''
+    found = REFRAME_INFO.search(blob)
+    if found is None:
+        return False
+    try:
+        json.loads(found.group('sess_info'))
+    except ValueError:
+        return False
+    return True
+
+
+def mended(blob):
+    '''``blob`` with every ``}`` in its session info's strings escaped;
+    ``None`` unless that makes it readable, its content unchanged.'''
+    key = _KEY.search(blob)
+    if key is None:
+        return None
+    try:
+        info, end = json.JSONDecoder().raw_decode(blob, key.end())
+    except ValueError:
+        return None
+    # a flat object: its last '}' is its own, every other one is quoted
+    text = json.dumps(info)[:-1].replace('}', '\\u007d') + '}'
+    new = blob[:key.end()] + text + blob[end:]
+    try:
+        same = json.loads(new) == json.loads(blob)
+    except ValueError:
+        return None
+    return new if same and readable(new) else None
+
+
 def unreadable(conn):
     '''``[uuid]`` of the stored sessions ReFrame cannot read back.'''
     return [uuid for uuid, head in conn.execute(
         'SELECT uuid, substr(json_blob, 1, ?) FROM sessions',
-        (storedinfo.HEAD,)) if not storedinfo.readable(head)]
+        (HEAD,)) if not readable(head)]
 
 
 def mend(path):
@@ -180,7 +224,7 @@ def mend(path):
         for uuid in damaged:
             blob, = conn.execute('SELECT json_blob FROM sessions WHERE '
                                  'uuid = ?', (uuid,)).fetchone()
-            new = storedinfo.mended(blob)
+            new = mended(blob)
             if new is None:
                 failed.append(uuid)
             else:
@@ -189,7 +233,7 @@ def mend(path):
         conn.commit()
     said = (f'results database {path}: {len(damaged)} of {total} stored '
             f'session(s) unreadable by ReFrame (a \'}}\' in their session '
-            f'info: iogap/history/storedinfo.py)')
+            f'info: iogap/history/resultsdb.py)')
     if failed:
         raise ResultsDBError(f'{said}; {len(failed)} cannot be mended '
                              f'({", ".join(failed[:3])}): the run stops '

@@ -1,9 +1,12 @@
-'''A run's own records guarded: the output checked before the first job,
-a log write error one line, and at exit a missing report or stored session
-fails the run naming why (ReFrame itself only warns and exits 0).'''
+'''A run's own records guarded: every place a run writes checked before
+anything is measured (else ReFrame would measure for minutes, then lose
+the records), a bad one stopping the run in one line naming it and how to
+mend it; a log write error one line; and at exit a missing report or
+stored session fails the run naming why (ReFrame only warns, exits 0).'''
 
 import atexit
 import glob
+import itertools
 import json
 import logging
 import os
@@ -12,8 +15,9 @@ import shutil
 import sys
 import time
 
+from iogap import inputs
 from iogap.errors import IogapError
-from iogap.history import resultsdb, runpaths
+from iogap.history import resultsdb
 
 #: Free bytes the output file system needs for a run's records
 MIN_FREE = 16 * 2**20
@@ -23,6 +27,8 @@ LOST_RECORDS = ('could not log performance data', 'failed to generate report')
 _problems = []
 #: ReFrame's colour codes, on by default whether or not a terminal reads
 COLOUR = re.compile(r'\x1b\[[0-9;]*m')
+#: The mend every refusal of a place ends with
+_ELSEWHERE = 'or set IOGAP_OUTPUT'
 
 
 def plain(line):
@@ -31,22 +37,92 @@ def plain(line):
 
 
 def check_output(output):
-    '''Stop before any job when ``output`` cannot be written.'''
+    '''Stop before any job when ``output`` cannot be made or is full (the
+    places a run writes are checked for the rest by :func:`check`).'''
     try:
         os.makedirs(output, exist_ok=True)
     except OSError as err:
         raise IogapError(f'output directory {output} cannot be created '
                          f'({err.strerror}): set IOGAP_OUTPUT') from None
-    if os.statvfs(output).f_flag & os.ST_RDONLY or \
-            not os.access(output, os.W_OK):
-        raise IogapError(f'output directory {output} is not writable '
-                         f'(read-only file system or permissions): set '
-                         f'IOGAP_OUTPUT')
     free = shutil.disk_usage(output).free
     if free < MIN_FREE:
         raise IogapError(f'output directory {output} has {free // 2**20} MiB '
                          f'free, a run needs at least {MIN_FREE // 2**20} '
                          f'MiB: free space or set IOGAP_OUTPUT')
+
+
+def run_paths(argv, environ, system, output, db):
+    '''``(what, directory)`` of every directory the run writes in.'''
+    def given(flag, var):
+        return ([environ.get(var)] + inputs.given(argv, flag))[-1] or None
+
+    prefix = system.get('prefix') or output
+    perflogs = given('--perflogdir', 'RFM_PERFLOG_DIR') or \
+        os.path.join(prefix, 'perflogs')
+    places = [
+        ('output directory', output),
+        ('stage directory', given('--stage', 'RFM_STAGE_DIR') or
+         system.get('stagedir') or os.path.join(prefix, 'stage')),
+        ('job output directory', given('--output', 'RFM_OUTPUT_DIR') or
+         system.get('outputdir') or os.path.join(prefix, 'output')),
+        ('perflog directory', perflogs),
+        *(('perflog directory', os.path.join(perflogs, system['name'],
+                                             p['name']))
+          for p in system['partitions']),
+        ('run report directory', os.path.dirname(
+            given('--report-file', 'RFM_REPORT_FILE') or
+            os.path.join(output, 'reports', 'run-report.json'))),
+        ('log directory', os.path.join(output, 'logs')),
+        ('results database directory', os.path.dirname(db)),
+    ]
+    return [(what, os.path.abspath(path)) for what, path in places]
+
+
+def problem(what, path):
+    '''Why the directory ``path`` cannot take a run's files, or ``None``.'''
+    if os.path.islink(path) and not os.path.exists(path):
+        target = os.path.join(os.path.dirname(path), os.readlink(path))
+        return (f'{what} {path} is a broken link to {target}: create '
+                f'{target} or remove the link, {_ELSEWHERE}')
+    if os.path.exists(path) and not os.path.isdir(path):
+        return (f'{what} {path} is a file, not a directory: move it away '
+                f'(mv {path} {path}.old) {_ELSEWHERE}')
+    if os.path.isdir(path):
+        if os.access(path, os.W_OK | os.X_OK):
+            return None
+        return (f'{what} {path} is not writable (permissions or a '
+                f'read-only file system): chmod u+rwx {path} {_ELSEWHERE}')
+    parent = os.path.dirname(path)
+    if parent == path:
+        return None
+    why = problem('its parent', parent)
+    return f'{what} {path} cannot be created: {why}' if why else None
+
+
+def file_problem(path):
+    '''Why an existing file a run appends to cannot take it, or ``None``.'''
+    if os.path.islink(path) and not os.path.exists(path):
+        return (f'perflog {path} is a broken link to {os.readlink(path)}: '
+                f'remove the link {_ELSEWHERE}')
+    if os.path.isdir(path):
+        return (f'perflog {path} is a directory, not a file: move it away '
+                f'(mv {path} {path}.old) {_ELSEWHERE}')
+    if not os.access(path, os.W_OK):
+        return (f'perflog {path} is not writable: chmod u+w {path} '
+                f'{_ELSEWHERE}')
+    return None
+
+
+def check(argv, environ, system, output, db):
+    '''Raise, in one line, for the first place the run cannot write.'''
+    places = run_paths(argv, environ, system, output, db)
+    logs = (file_problem(log) for what, path in places
+            if what == 'perflog directory'
+            for log in sorted(glob.glob(os.path.join(path, '*.log'))))
+    why = next(filter(None, itertools.chain(
+        (problem(what, path) for what, path in places), logs)), None)
+    if why:
+        raise IogapError(why)
 
 
 def _one_line_log_errors():
@@ -86,8 +162,8 @@ def _verdict(output, db, before):
     '''Why this run's records are incomplete, or ``None``.'''
     reports = sorted(_reports(output) - before, key=os.path.getmtime)
     if not reports:
-        where = runpaths.problem('run report directory',
-                                 os.path.join(output, 'reports'))
+        where = problem('run report directory',
+                        os.path.join(output, 'reports'))
         if where:
             return f'no run report was written: {where}'
         if os.path.isdir(output) and (
@@ -118,7 +194,6 @@ def _say_mended(db):
 
 def guard(output, db):
     '''Check the output and the database now, the run's records at exit.'''
-    check_output(output)
     resultsdb.check(db)
     why = _say_mended(db)
     if why:

@@ -42,8 +42,8 @@ def final_cases(report):
     cases = {}
     for run in report['runs']:
         for tc in run['testcases']:
-            key = (tc['name'], tc['system'], tc['partition'], tc.get('environ'))
-            cases[key] = tc
+            cases[tc['name'], tc['system'], tc['partition'],
+                  tc.get('environ')] = tc
     return list(cases.values())
 
 

@@ -161,7 +161,7 @@ class Night:
             # ReFrame numbers a directory's reports: the jobs of a split
             # night name theirs, as their reports meet in the jobs after
             # them. Through its variable: a '}' on its command line makes
-            # its stored sessions unreadable (iogap.history.storedinfo)
+            # its stored sessions unreadable (iogap.history.resultsdb)
             environ['RFM_REPORT_FILE'] = os.path.join(
                 self.output, 'reports', f'run-report-{self.job}-'
                 f'{{sessionid}}.json')

@@ -10,10 +10,9 @@ import os
 import jsonschema
 import reframe
 
-import iogap
 from iogap.errors import ProfileError
-from iogap.site import source
-from iogap.site.spack.config import check_overlay
+from iogap.site.selection import key_line, shown
+from iogap.site.spack.config import OVERLAYS, check_overlay
 from iogap.site.vocabulary import _STR_LIST, EXTRAS, FEATURES, POSITIVE
 
 # JSON's types: 1.2e6 is a float, not a clock in kHz; nan and inf are no
@@ -48,8 +47,7 @@ _FILE = _Validator({
                                        'maxItems': 1, 'items': {
                                            'type': 'object'}}}}}})
 
-#: Where overlays live, and the command that writes a profile
-SPACK_DIR = os.path.join(iogap.HOME, 'systems', 'spack')
+#: The command that writes a profile
 GENERATE = 'iogap profile new <system>'
 
 
@@ -132,8 +130,8 @@ def validate_file(path, module):
     for err in sorted(_FILE.iter_errors(module), key=str):
         keys, named = _keys(err)
         raise ProfileError(f'{".".join(keys) or "the file"}: {err.message}: '
-                           f'see systems/_template.py', source.shown(path),
-                           source.key_line(path, named or
+                           f'see systems/_template.py', shown(path),
+                           key_line(path, named or
                                            'site_configuration'))
 
 
@@ -169,13 +167,13 @@ def validate_partition(system, part):
                                f'{missing[0]}', key=feature)
     _facts(where, part, extras)
     overlay = extras.get('spack_overlay')
-    path = os.path.join(SPACK_DIR, f'{overlay}.yaml')
+    path = os.path.join(OVERLAYS, f'{overlay}.yaml')
     # Read now, not after a Spack bootstrap
     wrong = overlay and (check_overlay(path) if os.path.exists(path) else (
         f'no such overlay (write it with `spack external find`, or '
         f'{GENERATE})', 0))
     if wrong:
-        at = ':'.join(str(w) for w in (source.shown(path), wrong[1]) if w)
+        at = ':'.join(str(w) for w in (shown(path), wrong[1]) if w)
         raise ProfileError(f'{where}: extras.spack_overlay: {at}: '
                            f'{wrong[0]}', key='spack_overlay')
 

@@ -1,6 +1,7 @@
-'''``iogap profile new <system>``, on a login node: a profile and its Spack
-overlay from what Slurm and a node of each partition say, loaded back before
-it is kept (one that would not load is not left behind).'''
+'''``iogap profile new <system>``, on a login node: a profile (readable
+Python, one key per line) and its Spack overlay from what Slurm and a node
+of each partition say, loaded back before it is kept (one that would not
+load is not left behind).'''
 
 import os
 import re
@@ -8,7 +9,8 @@ import socket
 import sys
 
 from iogap.errors import IogapError
-from iogap.site import discover, hostinfo, overlay, profile, render
+from iogap.site import discover, hostinfo, profile
+from iogap.site.spack import config as spackyaml
 
 NEVER_FASTER_THAN = 5   # clocks of a frequency sweep, at most
 
@@ -50,7 +52,9 @@ def partition(cluster, name, args, notes):
     if sweep:
         features.append('cpufreq')
         extras['cpu_freqs_khz'] = sweep
-    extras.update(site_extras(args, cluster, cores))
+    extras.update(spack_overlay=args.system, build_cpus=min(cores, 16),
+                  mpi_type=cluster.mpi, **{k: getattr(args, k) for k in (
+                      'account', 'qos', 'reservation') if getattr(args, k)})
     if args.spack_root:
         features.append('spack')
         extras.update(spack_env=os.path.join(args.scratch, 'spack', name),
@@ -90,18 +94,16 @@ def processor(cluster, name, probe, notes):
 def node_features(probe, proc, nodes, scratch):
     '''Features and extras from what the node probe and scontrol saw.'''
     fs = ((probe.get('fs') or ['unknown']) + [''])[0].split()
-    features, extras = [], {'scratch_root': scratch, 'odirect_reason':
-                            f'scratch on {fs[0]} ({" ".join(fs[1:])})'}
-    if (probe.get('mpirun') or [''])[0].startswith('mpirun'):
-        features.append('mpi')
-    if any('Parallel HDF5: yes' in line for line in probe.get('h5pcc', [])):
-        features.append('hdf5')
-    if fs[0] not in hostinfo.NO_ODIRECT and not fs[0].startswith('fuse'):
-        features.append('odirect')
-    if probe.get('dropcaches') == ['yes']:
-        features.append('dropcaches')
-    if proc['num_sockets'] > 1:
-        features.append('multisocket')
+    extras = {'scratch_root': scratch, 'odirect_reason':
+              f'scratch on {fs[0]} ({" ".join(fs[1:])})'}
+    features = [feature for feature, holds in (
+        ('mpi', (probe.get('mpirun') or [''])[0].startswith('mpirun')),
+        ('hdf5', any('Parallel HDF5: yes' in line
+                     for line in probe.get('h5pcc', []))),
+        ('odirect', fs[0] not in hostinfo.NO_ODIRECT and
+         not fs[0].startswith('fuse')),
+        ('dropcaches', probe.get('dropcaches') == ['yes']),
+        ('multisocket', proc['num_sockets'] > 1)) if holds]
     if nodes > 1:
         features.append('multinode')
         extras['max_nodes'] = min(nodes, 4)
@@ -133,11 +135,56 @@ def clock_sweep(cluster, name, probe, notes):
     return []
 
 
-def site_extras(args, cluster, cores):
-    keys = ('account', 'qos', 'reservation')
-    return {'spack_overlay': args.system, 'build_cpus': min(cores, 16),
-            'mpi_type': cluster.mpi,
-            **{k: getattr(args, k) for k in keys if getattr(args, k)}}
+HEADER = '''\'\'\'{system}: written by `iogap profile new` on {host}.
+
+{facts}
+
+Edit freely (docs/reference/profile.md lists every feature and extra); the
+profile is checked whenever it loads.
+\'\'\'
+
+{imports}
+HOSTNAMES = {hostnames!r}
+
+'''
+
+
+def literal(value, indent=0):
+    '''``value`` as Python source, one key per line, short lists inline.'''
+    flat = repr(value)
+    if len(flat) + indent <= 72 or not isinstance(value, (dict, list)):
+        return flat
+    if isinstance(value, dict):
+        items = [f'{k!r}: {literal(v, indent + 4)}' for k, v in value.items()]
+    else:
+        items = [literal(v, indent + 4) for v in value]
+    pad, ends = ' ' * (indent + 4), '{}' if isinstance(value, dict) else '[]'
+    return ends[0] + ''.join(f'\n{pad}{item},' for item in items) + \
+        '\n' + ' ' * indent + ends[1]
+
+
+def render(args, cluster, parts, notes):
+    '''The text of ``systems/<system>.py``.'''
+    accounting = cluster.config.get('AccountingStorageType', '')
+    scontrol = accounting.endswith('/none')
+    if scontrol:
+        notes.append(f'no accounting storage ({accounting}): jobs are '
+                     f'polled with scontrol (iogap.site.slurm)')
+    for part in parts:
+        part['scheduler'] = '__SCHEDULER__'
+    system = {'name': args.system, 'descr': f'{args.system} (Slurm '
+              f'{cluster.config.get("ClusterName", "")})',
+              'hostnames': '__HOSTNAMES__', 'modules_system': 'nomod',
+              'partitions': parts}
+    body = literal({'systems': [system]})
+    body = body.replace("'__HOSTNAMES__'", 'HOSTNAMES').replace(
+        "'__SCHEDULER__'", 'SCONTROL' if scontrol else "'slurm'")
+    imports = 'from iogap.site.slurm import SCONTROL\n' if scontrol else ''
+    facts = '\n'.join(f'* {n}' for n in notes)
+    return HEADER.format(system=args.system, host=socket.gethostname(),
+                         facts=facts, imports=imports,
+                         hostnames=args.hostnames) + \
+        f'site_configuration = {body}\n'
 
 
 def write(args):
@@ -157,10 +204,10 @@ def write(args):
         say(f'probing a node of {name}')
         part, probes[name] = partition(cluster, name, args, notes)
         parts.append(part)
-    where = overlay.path(args.system)
-    notes.append(overlay.write(where, cluster, names[0], probes[names[0]],
-                               args.spack_root))
-    text = render.profile(args, cluster, parts, notes)
+    where = os.path.join(spackyaml.OVERLAYS, f'{args.system}.yaml')
+    notes.append(spackyaml.write_overlay(where, cluster, names[0],
+                                         probes[names[0]], args.spack_root))
+    text = render(args, cluster, parts, notes)
     with open(path, 'w') as fp:
         fp.write(text)
     try:

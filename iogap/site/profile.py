@@ -9,14 +9,16 @@ import sys
 from iogap import inputs
 from iogap.errors import IogapError, ProfileError
 from iogap.site import extras as schema
-from iogap.site import source
+from iogap.site import selection
 from iogap.site.selection import (  # noqa: F401 (re-exported)
     GENERIC,
     GENERIC_SYSTEM,
     ROOT,
     SLURM_CONFS,
     SYSTEMS_DIR,
+    key_line,
     select,
+    shown,
     system_files,
     system_names,
 )
@@ -77,27 +79,25 @@ def _site_options(part, environ):
 def read(stem, path, environ):
     '''Execute and check one system file: ``(site_configuration fragment,
     OMITTED_PARTITIONS, ENVIRONMENT)``, the extras' defaults filled.'''
-    source.hostnames(path)      # as the host's selection reads them
-    module = source.run(path)
+    selection.hostnames(path)      # as the host's selection reads them
+    module = selection.run(path)
     schema.validate_file(path, module)
     fragment = copy.deepcopy(module['site_configuration'])
-    for system in fragment['systems']:
-        _checked(path, 'systems', schema.validate_system, system,
-                 fragment.get('environments', []))
-        for part in system['partitions']:
-            _checked(path, part['name'], schema.validate_partition,
-                     system['name'], part)
-        if system['name'] != (GENERIC_SYSTEM if stem == GENERIC else stem):
-            raise ProfileError(f'defines system {system["name"]!r}; the file '
-                               f'must be named after its system',
-                               source.shown(path),
-                               source.key_line(path, system['name']))
-        for part in system['partitions']:
-            extras = part.setdefault('extras', {})
-            for key in schema.EXTRAS:
-                extras.setdefault(key, copy.deepcopy(schema.default(key)))
-            _site_options(part, environ)
-            _core_spec(path, system['name'], part)
+    [system] = fragment['systems']
+    _checked(path, 'systems', schema.validate_system, system,
+             fragment.get('environments', []))
+    if system['name'] != (GENERIC_SYSTEM if stem == GENERIC else stem):
+        raise ProfileError(f'defines system {system["name"]!r}; the file '
+                           f'must be named after its system', shown(path),
+                           key_line(path, system['name']))
+    for part in system['partitions']:
+        _checked(path, part['name'], schema.validate_partition,
+                 system['name'], part)
+        extras = part.setdefault('extras', {})
+        for key in schema.EXTRAS:
+            extras.setdefault(key, copy.deepcopy(schema.default(key)))
+        _site_options(part, environ)
+        _core_spec(path, system['name'], part)
     return fragment, list(module.get('OMITTED_PARTITIONS', [])), \
         list(module.get('ENVIRONMENT', []))
 
@@ -108,19 +108,18 @@ def _checked(path, name, check, *args):
     try:
         check(*args)
     except ProfileError as err:
-        raise err.at(source.shown(path), source.key_line(path, err.key) or
-                     source.key_line(path, name)) from None
+        raise err.at(shown(path), key_line(path, err.key) or
+                     key_line(path, name)) from None
 
 
 def _core_spec(path, system, part):
     '''No core-spec variant where it would leave the job no core: said
     once, with the reason, never silently none.'''
-    proc, reserved = part['processor'], part['extras']['core_spec_cores']
-    cores = proc['num_cpus'] // proc['num_cpus_per_core']
+    reserved, cores = part['extras']['core_spec_cores'], _cores(part)
     if 'corespec' in part['features'] and reserved >= cores:
         part['features'].remove('corespec')
-        _once(f'iogap: {source.shown(path)}:'
-              f'{source.key_line(path, "core_spec_cores") or 0}: system '
+        _once(f'iogap: {shown(path)}:'
+              f'{key_line(path, "core_spec_cores") or 0}: system '
               f'{system}, partition {part["name"]}: no core-spec variant: '
               f'extras.core_spec_cores ({reserved}) leaves none of the '
               f'node\'s {cores} cores to the job')
@@ -143,8 +142,8 @@ def load(argv, environ):
 def mistake(message, *keys):
     '''A mistake of the loaded profile found once it loaded (against
     Slurm): its file, and the line of the first of ``keys`` written.'''
-    line = next(filter(None, (source.key_line(_path, k) for k in keys)), 0)
-    return ProfileError(message, source.shown(_path), line, keys[-1])
+    line = next(filter(None, (key_line(_path, k) for k in keys)), 0)
+    return ProfileError(message, shown(_path), line, keys[-1])
 
 
 def parametrize(system):
@@ -175,16 +174,17 @@ def environment():
     return _environment
 
 
+def _cores(part):
+    proc = part.get('processor', {})
+    return proc.get('num_cpus', 1) // max(proc.get('num_cpus_per_core') or 1,
+                                          1)
+
+
 def _parts_of(system):
-    found = []
-    for p in system['partitions']:
-        proc = p.get('processor', {})
-        cores = (proc.get('num_cpus', 1) //
-                 max(proc.get('num_cpus_per_core') or 1, 1))
-        found.append(Part(f'{system["name"]}:{p["name"]}',
-                          p.get('features', []), p['extras'], cores,
-                          [r['name'] for r in p.get('resources', [])]))
-    return found
+    return [Part(f'{system["name"]}:{p["name"]}', p.get('features', []),
+                 p['extras'], _cores(p),
+                 [r['name'] for r in p.get('resources', [])])
+            for p in system['partitions']]
 
 
 def parts():

@@ -5,9 +5,9 @@ their nodes is down, and the profile says of them what Slurm does.'''
 import re
 import subprocess
 
+from iogap import inputs
 from iogap.errors import IogapError
 from iogap.site import profile
-from iogap.site.selection import system_args
 
 #: Node states (sinfo %T, less a trailing flag) in which jobs can run
 _USABLE = ('idle', 'allocated', 'mixed', 'completing', 'reserved', 'planned')
@@ -41,7 +41,8 @@ def check_slurm():
 
 def selected(system, argv):
     '''The profile partitions this run selected (all without ``:part``).'''
-    chosen = {a.split(':', 1)[1] for a in system_args(argv) if ':' in a}
+    chosen = {a.split(':', 1)[1] for a in inputs.given(argv, '--system')
+              if ':' in a}
     return [part for part in system['partitions']
             if not chosen or part['name'] in chosen]
 

@@ -1,6 +1,6 @@
 '''The history database after any night: ReFrame's own stored-session
 tools read it. ReFrame 4.10 cannot read back a session whose info holds a
-'}' (iogap.history.storedinfo): the split night's ``--report-file
+'}' (iogap.history.resultsdb): the split night's ``--report-file
 '...-{sessionid}.json'`` did that for good (tests/data/plan's database is
 one such night, kept as it was). A damaged history is mended, saying so
 in one line, and loses no session.'''
@@ -13,7 +13,7 @@ import sqlite3
 import pytest
 
 from conftest import ROOT, run_reframe
-from iogap.history import resultsdb, storedinfo
+from iogap.history import resultsdb
 
 #: A split night's history as ReFrame 4.10 left it (4 sessions, all
 #: unreadable by --list-stored-sessions)
@@ -31,9 +31,9 @@ def blobs(db):
 def test_a_brace_in_the_session_info_is_what_reframe_cannot_read():
     info = {'uuid': 'u', 'cmdline': "reframe --report-file 'r-{sessionid}'"}
     blob = json.dumps({'session_info': info, 'runs': []})
-    assert not storedinfo.readable(blob)
-    mended = storedinfo.mended(blob)
-    assert storedinfo.readable(mended)
+    assert not resultsdb.readable(blob)
+    mended = resultsdb.mended(blob)
+    assert resultsdb.readable(mended)
     assert json.loads(mended) == json.loads(blob)    # the same session
 
 
@@ -53,7 +53,7 @@ def test_a_damaged_history_is_mended_in_one_line_losing_nothing(tmp_path):
     after = blobs(db)
     assert after.keys() == before.keys()
     assert all(json.loads(after[u]) == json.loads(before[u]) for u in before)
-    assert all(storedinfo.readable(b) for b in after.values())
+    assert all(resultsdb.readable(b) for b in after.values())
     # the file as it was is kept, and a mended history is left alone
     assert blobs(db + resultsdb.BEFORE_MEND) == before
     assert resultsdb.mend(db) is None
@@ -120,7 +120,7 @@ def test_a_split_night_then_a_plain_one_leave_a_history_reframe_reads(
            f'unreadable by ReFrame' in plain.stdout, plain.stdout
 
     stored = blobs(db)
-    assert len(stored) == 6 and all(storedinfo.readable(b)
+    assert len(stored) == 6 and all(resultsdb.readable(b)
                                     for b in stored.values())
     uuid = json.load(open(report))['session_info']['uuid']
     [other] = (tmp_path / 'plain' / 'out' / 'reports').glob('*.json')

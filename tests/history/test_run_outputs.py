@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from conftest import ROOT, run_reframe
-from iogap.history import runguard, runpaths
+from iogap.history import runguard
 from iogap.errors import IogapError
 from test_nightly_faults import (dd_case, dd_run_measuring, one_error_line,
                                  small_fs)  # noqa: F401 (a fixture)
@@ -26,7 +26,7 @@ PLACES = {'output directory': '', 'stage directory': 'stage',
 
 
 def check(out, argv=('reframe', '-r')):
-    runpaths.check(list(argv), {}, SYSTEM, str(out),
+    runguard.check(list(argv), {}, SYSTEM, str(out),
                    str(out / 'db' / 'results.db'))
 
 

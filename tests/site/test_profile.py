@@ -170,7 +170,7 @@ OVERLAYS = [
 def test_an_overlay_is_read_when_the_profile_loads(tmp_path, monkeypatch,
                                                    text, message):
     (tmp_path / 'bad.yaml').write_bytes(text)
-    monkeypatch.setattr(schema, 'SPACK_DIR', str(tmp_path))
+    monkeypatch.setattr(schema, 'OVERLAYS', str(tmp_path))
     with pytest.raises(ProfileError) as err:
         schema.validate_partition('site', broken(spack_overlay='bad'))
     said = str(err.value)

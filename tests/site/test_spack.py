@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, built_view, copy_of_project
-from iogap.site.spack import environment, stack as spack
+from iogap.site.spack import stack as spack
 
 ENV = yaml.safe_load(open(os.path.join(ROOT, 'spack.yaml')))['spack']
 
@@ -52,7 +52,7 @@ def test_the_pinned_version_is_vendored_with_every_variant_set(package):
 
 def test_a_changed_recipe_is_another_stack(tmp_path, monkeypatch):
     repo = copy_of_project(tmp_path / 'repo')
-    monkeypatch.setattr(environment, 'ROOT', str(repo))
+    monkeypatch.setattr(spack, 'ROOT', str(repo))
     env = spack.Environment(str(tmp_path / 'env'), 'generic')
     before = env.digest()
     recipe = repo / 'spack' / 'repo' / 'packages' / 'ior' / 'package.py'

@@ -15,7 +15,7 @@ import time
 import pytest
 
 from conftest import ROOT, copy_of_project
-from iogap.site.spack import buildcache, stack as spack, boot as spackboot
+from iogap.site.spack import stack as spack, boot as spackboot
 
 #: The snapshot offline CI builds with, where .ci/run finds it (../shared)
 [SNAPSHOT] = [os.path.join(os.path.dirname(ROOT), 'shared', 'spack',
@@ -253,27 +253,27 @@ def test_with_the_source_unreachable_the_first_command_runs_dd(tmp_path):
     assert ran and ran[1] == ran[2] != '0', proc.stdout
 
 
-@pytest.mark.skipif(spack.spack_command() is None, reason='no Spack')
+@pytest.mark.skipif(spackboot.spack_command() is None, reason='no Spack')
 def test_the_build_cache_lends_its_lock_only_to_the_same_inputs_and_host(
         tmp_path, monkeypatch):
     cache = tmp_path / 'cache'
     monkeypatch.setenv('IOGAP_SPACK_BUILDCACHE', str(cache))
-    command = spack.spack_command()
+    command = spackboot.spack_command()
     env = spack.Environment(str(tmp_path / 'env'), 'generic')
     env.prepare()
-    assert buildcache.reuse_lock(env, command) is None
-    kept = buildcache.lock_path(env, command, str(cache))
+    assert spack.reuse_lock(env, command) is None
+    kept = spack.lock_path(env, command, str(cache))
     # platform-os-target, as Spack names this host
-    host = buildcache.host(env, command)
+    host = spack.host(env, command)
     assert re.fullmatch(r'linux-\w+-\w+', host)
     assert os.path.basename(kept).startswith(f'{host}-')
     os.makedirs(os.path.dirname(kept))
     with open(kept, 'w') as fp:
         fp.write('{"concrete_specs": {}}')
-    assert buildcache.reuse_lock(env, command) == kept
+    assert spack.reuse_lock(env, command) == kept
     assert (tmp_path / 'env' / 'spack.lock').read_text() == open(kept).read()
     # Other inputs (another overlay): their own lock, none kept yet
     other = spack.Environment(str(tmp_path / 'other'), 'cori')
     other.prepare()
-    assert buildcache.lock_path(other, command, str(cache)) != kept
-    assert buildcache.reuse_lock(other, command) is None
+    assert spack.lock_path(other, command, str(cache)) != kept
+    assert spack.reuse_lock(other, command) is None

@@ -1,6 +1,7 @@
-'''A Spack of the project's own when none is found: upstream Spack cloned at
-:data:`COMMIT`, its integrity check, or offline the git repository or pinned
-tarball ``IOGAP_SPACK_SOURCE`` names; renamed into place only when whole.'''
+'''The Spack the stack is built with: ``IOGAP_SPACK_ROOT``, PATH, else one
+of the project's own, upstream Spack cloned at :data:`COMMIT`, its
+integrity check, or offline the git repository or pinned tarball
+``IOGAP_SPACK_SOURCE`` names; renamed into place only when whole.'''
 
 import fcntl
 import hashlib
@@ -161,3 +162,22 @@ def bootstrap(say):
     say(f'bootstrapped Spack {version} in {time.time() - start:.0f} s ('
         f'{"sha256" if pin in TARBALLS else "commit"} {pin[:12]}… verified)')
     return root
+
+
+def spack_command():
+    '''``[spack]`` from IOGAP_SPACK_ROOT, PATH or a bootstrap, or ``None``.'''
+    if root := os.environ.get('IOGAP_SPACK_ROOT'):
+        spack = os.path.join(root, 'bin', 'spack')
+        if not os.access(spack, os.X_OK):
+            raise SpackError(f'IOGAP_SPACK_ROOT={root} holds no bin/spack')
+        return [spack]
+    if shutil.which('spack'):
+        return [shutil.which('spack')]
+    root = bootstrapped()
+    return [os.path.join(root, 'bin', 'spack')] if root else None
+
+
+def found_or_bootstrapped(say):
+    '''``[spack]`` as :func:`spack_command` finds it, else bootstrapped now.'''
+    return spack_command() or [os.path.join(bootstrap(say), 'bin',
+                                            'spack')]
