@@ -18,7 +18,7 @@ from iogap.core import leftovers, runlock, scratch
 from iogap.core.variants import size_bytes
 from iogap.errors import IogapError
 from iogap.history import runguard
-from iogap.site import slurmstate
+from iogap.site import discover
 
 #: Options with which reframe runs (or dry-runs) tests
 _RUNS = ('-r', '--run', '--dry-run', '--ci-generate')
@@ -50,10 +50,10 @@ def start(argv, system, output, results_db=None):
 
     if any('slurm' in p['scheduler'] or p['scheduler'] == 'squeue'
            for p in system['partitions']):
-        slurmstate.check_slurm()
-        slurmstate.check_nodes(slurmstate.slurm_partitions(system, argv))
+        discover.check_slurm()
+        discover.check_nodes(discover.slurm_partitions(system, argv))
     for root in roots:
-        take_scratch_root(root, slurmstate.selected(system, argv))
+        take_scratch_root(root, discover.selected(system, argv))
 
 
 def take_scratch_root(root, partitions):

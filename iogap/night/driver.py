@@ -1,18 +1,27 @@
-'''``iogap night``: run tonight's share into the history, compare and
-judge it (tonight's bands, then the series of nights), write the summary,
-``night.env`` and the night's own verdicts as suites of its JUnit report
-beside ReFrame's (the change points, the effects, its coverage); exit 1
-when red, 3 when it judged too little.'''
+'''``iogap night``: run tonight's share into the history, compare it
+with the mean of the last N days (ReFrame's own ``--performance-compare``:
+``history.csv``, ``history.txt``) and judge it (tonight's bands, then the
+series of nights), write the summary, ``night.env`` and the night's own
+verdicts as suites of its JUnit report beside ReFrame's (the change points,
+the effects, its coverage); exit 1 when red, 3 when it judged too little.'''
 
+import csv
 import os
+import subprocess
 import xml.etree.ElementTree as ET
 
 from iogap.errors import IogapError
 from iogap.history import load, resultsdb
 from iogap.history.runguard import plain, replace_file
 from iogap.judge import coverage, references, verdict
-from iogap.night import compare, planned
-from iogap.night.tonight import Aborted, Night, shown
+from iogap.night import planned
+from iogap.night.tonight import ROOT, Aborted, Night, shown
+
+#: ReFrame's CSV does not quote names that hold commas: ask for another
+#: delimiter, then write proper CSV
+_DELIM = '|'
+
+_COLUMNS = ('change', 'tonight', 'before', 'nights', 'figure')
 
 #: The statuses that fail and that skip a case of a suite (else these two)
 STATUSES = {'changepoint': ('step', 'short'), 'effects': ('gone', 'short')}
@@ -66,17 +75,63 @@ def add_coverage(path, lines):
          short[0] if short else said[0])], out=said[0])
 
 
+def spec(uuid, nights):
+    '''Session ``uuid`` against the mean of the others of the last
+    ``nights`` days, with its pass/fail and the past samples.'''
+    return (f"{uuid}/now-{nights}d:now?uuid!='{uuid}'"
+            f"/mean:/+result_L+psamples_R")
+
+
+def table(rows, nights):
+    '''The comparison as a plain table: % change first.'''
+    lines = [(_shown(r.get('pdiff (%)'), '{:+.2f}%', 'new'),
+              *(_shown(r.get(f'pval (mean) ({term})'),
+                       '{:.4g} ' + r.get('punit', ''), '-')
+                for term in ('tonight', 'before')),
+              _shown(r.get('psamples (before)'), '{:.0f}', '0'),
+              f'{r["name"]} @{r["sysenv"]}: {r["pvar"]}') for r in rows]
+    widths = [max(len(c) for c in col) for col in zip(_COLUMNS, *lines)]
+    out = [f'history: tonight against the mean of the last {nights} days '
+           f'({len(rows)} figures)']
+    for line in [_COLUMNS, *lines]:
+        out.append('  '.join(c.rjust(w) if i < 4 else c
+                             for i, (c, w) in enumerate(zip(line, widths))))
+    return '\n'.join(out) + '\n'
+
+
+def _shown(text, form, otherwise):
+    '''A number of ReFrame's table in ``form``, or ``otherwise``.'''
+    try:
+        return form.format(float(text))
+    except (TypeError, ValueError):
+        return otherwise
+
+
 def _history(night, uuid):
     '''The summary's line on tonight against the nights before, a
     diagnostic only: its failure hides no verdict.'''
+    cmd = night.reframe('--performance-compare', spec(uuid, night.nights),
+                        '--table-format=csv', f'--table-format-delim={_DELIM}',
+                        '--term-lhs=tonight', '--term-rhs=before')
     try:
-        rows = compare.compare(night, uuid)
+        proc = subprocess.run(cmd, cwd=ROOT, env=night.environ(), text=True,
+                              capture_output=True)
+        lines = proc.stdout.splitlines()
+        if proc.returncode != 0 or not lines or _DELIM not in lines[0]:
+            print(f'nightly: the history comparison failed (exit '
+                  f'{proc.returncode}):\n{proc.stdout}{proc.stderr}')
+            return [f'history {night.results_db}: no comparison (see above)']
+        header, *body = [line.split(_DELIM) for line in lines]
+        with open(night.path('history.csv'), 'w', newline='') as fp:
+            csv.writer(fp).writerows([header, *body])
+        text = table([dict(zip(header, row)) for row in body], night.nights)
+        with open(night.path('history.txt'), 'w') as fp:
+            fp.write(text)
+        print(text, end='')
     except Exception as err:      # reported; the night is judged anyway
         print(f'nightly: no history comparison: {err!r}')
-        rows = None
-    if rows is None:
         return [f'history {night.results_db}: no comparison (see above)']
-    return [f'history {night.results_db}: {len(rows)} figures compared with '
+    return [f'history {night.results_db}: {len(body)} figures compared with '
             f'the last {night.nights} days '
             f'({shown(night.path("history.csv"))})']
 

@@ -15,41 +15,32 @@ import os
 import iogap
 
 
-def spack_lock(environ):
-    '''The ``spack.lock`` of the environment the checks use, or ``None``:
-    ``IOGAP_SPACK_ENV``, the parent of ``IOGAP_SPACK_VIEW``, else the one
-    ``setup.sh`` built under build/spack/.'''
+def extras(environ):
+    '''``{key: value}`` to record with tonight's session (no commas: they
+    separate ReFrame's ``--session-extras``). The ``spack.lock`` is that of
+    the environment the checks use: ``IOGAP_SPACK_ENV``, the parent of
+    ``IOGAP_SPACK_VIEW``, else the one ``setup.sh`` built under
+    build/spack/.'''
+    found = {'kernel': os.uname().release, 'spack_lock': 'none',
+             'tools': 'none'}
     dirs = [environ.get('IOGAP_SPACK_ENV'),
             os.path.dirname(os.path.abspath(environ['IOGAP_SPACK_VIEW']))
             if environ.get('IOGAP_SPACK_VIEW') else None,
             *sorted(glob.glob(os.path.join(iogap.HOME, 'build', 'spack',
                                            '*')))]
-    for path in (os.path.join(d, 'spack.lock') for d in dirs if d):
-        if os.path.isfile(path):
-            return path
-    return None
-
-
-def _roots(lock):
-    '''``name@version`` of the lock's root specs, joined by ``;``.'''
-    specs = lock.get('concrete_specs', {})
-    found = sorted({f'{specs[r["hash"]]["name"]}@{specs[r["hash"]]["version"]}'
-                    for r in lock.get('roots', []) if r.get('hash') in specs})
-    return ';'.join(found) or 'none'
-
-
-def extras(environ):
-    '''``{key: value}`` to record with tonight's session (no commas: they
-    separate ReFrame's ``--session-extras``).'''
-    found = {'kernel': os.uname().release, 'spack_lock': 'none',
-             'tools': 'none'}
-    path = spack_lock(environ)
+    path = next((p for p in (os.path.join(d, 'spack.lock') for d in dirs if d)
+                 if os.path.isfile(p)), None)
     if path:
         with open(path, 'rb') as fp:
             data = fp.read()
         found['spack_lock'] = hashlib.sha256(data).hexdigest()[:12]
-        try:
-            found['tools'] = _roots(json.loads(data))
+        try:    # name@version of its root specs
+            lock = json.loads(data)
+            specs = lock.get('concrete_specs', {})
+            found['tools'] = ';'.join(sorted({
+                f'{specs[r["hash"]]["name"]}@{specs[r["hash"]]["version"]}'
+                for r in lock.get('roots', []) if r.get('hash') in specs
+            })) or 'none'
         except (ValueError, KeyError, TypeError):
             found['tools'] = 'unreadable spack.lock'
     return {k: str(v).replace(',', ';') for k, v in found.items()}

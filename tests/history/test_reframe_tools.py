@@ -12,7 +12,7 @@ import sqlite3
 
 import pytest
 
-from iogap.night import compare as history
+from iogap.night import driver as history
 from conftest import run_reframe
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(

@@ -10,7 +10,7 @@ from reframe.core.exceptions import SanityError
 
 from conftest import run_reframe
 from iogap.site import profile
-from iogap.site import slurmstate
+from iogap.site import discover
 from iogap.errors import ProfileError
 from iogap.judge import references
 from iogap.pio import hints
@@ -55,10 +55,10 @@ def test_a_run_checks_the_nodes_of_the_partitions_it_selected():
         {'name': 'knl', 'access': ['-p knl', '-L host']},
         {'name': 'shared', 'access': ['-p shared', '-L host']},
         {'name': 'login', 'access': []}]}
-    assert slurmstate.slurm_partitions(system, ['reframe', '--system',
+    assert discover.slurm_partitions(system, ['reframe', '--system',
                                              'minicluster']) == \
         ['knl', 'shared']
-    assert slurmstate.slurm_partitions(system, ['reframe',
+    assert discover.slurm_partitions(system, ['reframe',
                                              '--system=minicluster:knl']) \
         == ['knl']
 
