@@ -28,6 +28,9 @@ measure 'unit tier (-n 2)' $py -m pytest -q -m 'not reframe' -n 2 \
 measure 'list cori' env IOGAP_OUTPUT="$tmp/out-list" \
     .venv/bin/reframe -C reframe_config.py --system cori -l
 if [ "${2:-}" = --ci ]; then
-    git clone -q . "$tmp/clone"
-    runs=1 measure '.ci/run (clean clone)' "$tmp/clone/.ci/run"
+    # beside this checkout, as CI clones it: .ci/run finds ../shared there
+    clone=$(mktemp -d "$(dirname "$PWD")/iogap-ci-clone.XXXXXX")
+    trap 'rm -rf "$tmp" "$clone"' EXIT
+    git clone -q . "$clone"
+    runs=1 measure '.ci/run (clean clone)' "$clone/.ci/run"
 fi

@@ -98,12 +98,21 @@ def modes(run):
     return {tc['mode']: tc for tc in cases(run, 'DDSingleStream')}
 
 
-@pytest.mark.parametrize('how', ['missing', 'file', 'read-only'])
+def test_a_root_under_a_missing_parent_is_refused_before_anything_runs(
+        tmp_path):
+    root = tmp_path / 'gone' / 'nope'
+    run = run_reframe(tmp_path, *DD, '-r', scratch=root)
+    errors = [line for line in run.stdout.splitlines() if 'ERROR' in line]
+    assert run.proc.returncode != 0 and len(errors) == 1, run.stdout
+    assert f'{root.parent} is no directory on this host' in errors[0]
+    assert 'Traceback' not in run.stdout + run.proc.stderr
+    assert not glob.glob(os.path.join(run.out, 'reports', '*.json'))
+
+
+@pytest.mark.parametrize('how', ['file', 'read-only'])
 def test_an_unusable_root_fails_every_mode_with_its_reason(tmp_path, mount,
                                                            how):
-    if how == 'missing':
-        root, reason = tmp_path / 'gone' / 'nope', 'does not exist'
-    elif how == 'file':
+    if how == 'file':
         root, reason = tmp_path / 'file', 'is not a directory'
         root.write_text('x')
     else:

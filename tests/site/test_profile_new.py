@@ -15,6 +15,7 @@ import yaml
 
 from conftest import ROOT, Run, reframe_cmd
 from iogap.core import placement
+from iogap.errors import EXIT
 from iogap.site import discover, generate
 from iogap.site.spack import boot as spackboot
 
@@ -194,7 +195,7 @@ def test_a_site_is_onboarded_in_one_command(tmp_path, slurm):
     again = subprocess.run(
         [sys.executable, '-m', 'iogap', 'profile', 'new', 'site'],
         cwd=repo, env=slurm, capture_output=True, text=True, timeout=60)
-    assert again.returncode == 1 and again.stderr.count('\n') == 1
+    assert again.returncode == EXIT['input'] and again.stderr.count('\n') == 1
     assert 'exists: pass --force' in again.stderr
 
     env = dict(slurm, IOGAP_OUTPUT=str(tmp_path / 'out'), RFM_COLORIZE='n')
@@ -267,7 +268,7 @@ def test_with_a_spack_the_overlay_comes_from_spack_external_find(tmp_path,
     builds = [path.read_text() for path in
               (tmp_path / 'out' / 'stage' / 'site').rglob('rfm_build.sh')]
     assert any('setup-env.sh' in s and
-               'iogap.site.spack.stack build --system site' in s
+               'iogap spack build --system site' in s
                for s in builds), builds or 'no build script in the dry run'
 
 
