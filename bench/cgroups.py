@@ -28,16 +28,50 @@ def make(controller, limits):
     return path
 
 
-#: The blkio throttle's slice (the kernel's throtl_slice, HZ/10): an idle
-#: group's next step runs its first slice unthrottled
+#: The blkio throttle's slice (the kernel's throtl_slice, HZ/10): a
+#: throttled step's duration is quantized to it (caps of 180 and 190 MB/s
+#: gave the same 1.379 s for 256 MiB), and no fixed correction removes that
 SLICE = 0.1
+
+#: A throttled step lasts at least this long, so its slice error is at
+#: most ``SLICE / MIN_STEP`` (2 %)
+MIN_STEP = 5.0
+
+
+class ShortStep(ValueError):
+    '''A throttled step too short for its slice.'''
 
 
 def throttle_rate(target, step_bytes):
-    '''The blkio cap under which a step of ``step_bytes`` runs at
-    ``target`` bytes/s, the free first slice counted: measured here, a 256
-    MiB direct dd under a 510 MB/s cap ran at 620-643 MB/s.'''
-    return step_bytes / (step_bytes / target + SLICE)
+    '''The blkio cap under which a step of ``step_bytes`` runs at about
+    ``target`` bytes/s: the target itself, the step refused
+    (:class:`ShortStep`) when it would last under :data:`MIN_STEP`. Its
+    duration is still quantized by the slice (by up to ``SLICE`` / its
+    duration): :func:`on_slices` removes that.'''
+    seconds = step_bytes / target
+    if seconds < MIN_STEP:
+        raise ShortStep(
+            f'a {step_bytes / 2**20:.0f} MiB step at {target / 1e6:.0f} MB/s '
+            f'lasts {seconds:.2f} s: the blkio slice ({SLICE} s) quantizes '
+            f'it by up to {SLICE / seconds:.0%}; make it last at least '
+            f'{MIN_STEP:.0f} s (a larger step or a lower cap)')
+    return target
+
+
+def on_slices(target, seconds, offset=0.0, unit=2**20):
+    '''``(step bytes, cap)``: a step of about ``seconds`` that runs at
+    ``target`` bytes/s under the cap, its quantization removed. Measured
+    on zram (bench/caprate.py), a throttled step lasts a whole number of
+    slices plus ``offset`` (``0.1 * floor(bytes / cap / 0.1) - 0.007`` s,
+    0.009 s SD): so the step is ``k`` slices plus ``offset`` long, its
+    bytes (whole ``unit``) are the target rate times that, and the cap sets
+    it mid-slice, half a slice from either edge.'''
+    k = round((seconds - offset) / SLICE)
+    duration = k * SLICE + offset
+    if duration < MIN_STEP:
+        raise ShortStep(f'a step of {duration:.2f} s: at least {MIN_STEP} s')
+    size = round(target * duration / unit) * unit
+    return size, size / ((k + 0.5) * SLICE)
 
 
 def device(root):

@@ -10,7 +10,9 @@ two tasks; only when a Spack view with IOR is there). The first
 nights cycle through ``CYCLE`` (0 = clean, else a slowdown in %; both are
 bench/nightplan.py's): a slowed night throttles the scratch device so that
 a step runs at (1 - slowdown) of the reference bandwidths (cgroup v1
-blkio, its free first slice counted: :func:`bench.cgroups.throttle_rate`)
+blkio; a step shorter than 5 s is refused, its slice quantizes it:
+:func:`bench.cgroups.throttle_rate`, and bench/quiet.py is the bench whose
+every night is throttled)
 and, for the dd group, gives the run (1 - slowdown) of one CPU (cgroup v1
 CPU quota; the cached re-read is one CPU-bound dd). Each session is tagged ``--session-extras
 night=N,slowdown=S``; each finished group leaves ``<group>.json`` in its

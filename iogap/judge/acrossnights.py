@@ -23,8 +23,9 @@ from iogap.judge import threshold as calibration
 #: Nights read back from tonight: enough for every candidate step and
 #: for the threshold's calibration (calibration.MIN_NIGHTS before the
 #: candidates; a year of full nights would be hundreds of MB of JSON)
-KEPT = 3 * (changepoint.HISTORY + changepoint.WINDOW)
-assert KEPT - changepoint.WINDOW >= calibration.MIN_NIGHTS
+KEPT = 75
+assert KEPT - changepoint.WINDOW >= max(calibration.MIN_NIGHTS,
+                                        changepoint.HISTORY)
 
 
 def what_changed(nights, before, after, case):

@@ -18,6 +18,14 @@ stricter (for the correlation or the heavy tails it finds).
 With fewer than ``MIN_NIGHTS`` clean nights the conservative rule stays
 (Bonferroni over the candidates at ``ALPHA``).
 
+Nights that drift are autocorrelated: the mean of a few nights after a
+step then varies more than independent nights say, and blocks alone make
+the threshold stricter for every candidate, a single night after the step
+included, which correlation does not blur. Where the clean nights' AR(1)
+is significant (:func:`autocorrelation`), the t-test's variance is widened
+by what it does to each candidate (:func:`widening`), and the threshold
+is never looser than over AR(1) normal nights of that correlation.
+
 The same replicates with a step of ``GOAL`` (and twice it) added to their
 last ``WITHIN`` nights say how often such a step is caught: a figure that
 catches a step of twice the goal less than 9 times in 10 is judged for
@@ -63,6 +71,11 @@ BROKEN = 0.5
 #: Share of the trials a figure must catch (9 in 10)
 POWER = 0.9
 
+#: The AR(1) between nights is used when significant (one-sided, 5 %:
+#: 1.645 / sqrt(nights)), rounded to a step (thresholds are cached per
+#: value) and at most ``PHI_MAX``
+PHI_SIGNIFICANT, PHI_STEP, PHI_MAX = 1.645, 0.05, 0.8
+
 #: What the report says of a figure judged for breakage only
 BREAKAGE_ONLY = 'judged for breakage only'
 
@@ -70,10 +83,44 @@ BREAKAGE_ONLY = 'judged for breakage only'
 CALIBRATED = 'bootstrapped from'
 
 
-def scan(logs, starts, history, worse):
+@functools.lru_cache(maxsize=1024)
+def widening(phi, before, after):
+    '''How much the variance of the difference between the mean of
+    ``after`` nights and that of the ``before`` nights just before them
+    grows when nights are AR(1) with ``phi`` (1 when independent): the
+    after nights move together, while the nights either side of the step
+    partly cancel.'''
+    if not phi:
+        return 1.0
+    lags = np.abs(np.subtract.outer(np.arange(before + after),
+                                    np.arange(before + after)))
+    c = np.r_[np.full(before, -1 / before), np.full(after, 1 / after)]
+    return float(c @ phi ** lags @ c / (1 / before + 1 / after))
+
+
+def autocorrelation(clean):
+    '''The AR(1) of the logarithms ``clean`` from one night to the next
+    (lag-1 autocorrelation, bias-corrected), rounded to ``PHI_STEP``; 0
+    unless it is significant (one-sided, 5 %) or with fewer than
+    ``MIN_NIGHTS``.'''
+    n = len(clean)
+    if n < MIN_NIGHTS:
+        return 0.0
+    x = np.asarray(clean) - np.mean(clean)
+    if not (x ** 2).sum():
+        return 0.0
+    r1 = float((x[1:] * x[:-1]).sum() / (x ** 2).sum())
+    phi = (n * r1 + 1) / (n - 3)
+    if phi < PHI_SIGNIFICANT / math.sqrt(n):
+        return 0.0
+    return min(round(phi / PHI_STEP) * PHI_STEP, PHI_MAX)
+
+
+def scan(logs, starts, history, worse, phi=0.0):
     '''``(smallest p, its start)`` per row of ``logs`` (2-D, oldest night
     first): the one-sided pooled t-test of the nights from each start on
-    against up to ``history`` nights before it.'''
+    against up to ``history`` nights before it, its variance widened for
+    nights AR(1) with ``phi`` (:func:`widening`).'''
     from scipy import stats
     best_p = np.ones(len(logs))
     best_s = np.full(len(logs), starts[0])
@@ -82,7 +129,8 @@ def scan(logs, starts, history, worse):
         nb, na = before.shape[1], after.shape[1]
         ss = (((before - before.mean(1, keepdims=True)) ** 2).sum(1) +
               ((after - after.mean(1, keepdims=True)) ** 2).sum(1))
-        se = np.sqrt(ss / (nb + na - 2) * (1 / nb + 1 / na))
+        se = np.sqrt(ss / (nb + na - 2) * (1 / nb + 1 / na) *
+                     widening(phi, nb, na))
         with np.errstate(divide='ignore', invalid='ignore'):
             t = (after.mean(1) - before.mean(1)) / se
         p = stats.t.cdf(t, nb + na - 2) if worse == 'down' else \
@@ -125,10 +173,11 @@ def conservative(candidates, nights):
                      f'{MIN_NIGHTS} needed to calibrate')
 
 
-def judged_in_turn(logs, length, starts, history, worse):
+def judged_in_turn(logs, length, starts, history, worse, phi=0.0):
     '''The smallest p of each night judged in turn: column ``t`` judges
     the ``length`` nights of ``logs`` (2-D) ending at night ``t + length``.'''
-    return np.stack([scan(logs[:, t:t + length], starts, history, worse)[0]
+    return np.stack([scan(logs[:, t:t + length], starts, history, worse,
+                          phi)[0]
                      for t in range(logs.shape[1] - length + 1)], axis=1)
 
 
@@ -148,13 +197,17 @@ def onset_threshold(minp):
 
 
 @functools.lru_cache(maxsize=64)
-def independent(length, starts, history):
-    '''The threshold over independent normal nights (the t-test does not
-    depend on their mean or spread, nor, by symmetry, on the direction).'''
+def independent(length, starts, history, phi=0.0):
+    '''The threshold over normal nights, independent or AR(1) with
+    ``phi`` (the t-test does not depend on their mean or spread, nor, by
+    symmetry, on the direction).'''
     rng = np.random.default_rng(SEED)
     logs = rng.normal(size=(2 * REPLICATES, length + RUN))
+    for t in range(1, logs.shape[1]):
+        logs[:, t] = phi * logs[:, t - 1] + math.sqrt(1 - phi ** 2) * \
+            logs[:, t]
     return onset_threshold(judged_in_turn(logs, length, list(starts),
-                                          history, 'down'))
+                                          history, 'down', phi))
 
 
 def bootstrap(clean, count, length):
@@ -167,7 +220,7 @@ def bootstrap(clean, count, length):
         count, -1)[:, :length]]
 
 
-def calibrate(clean, length, starts, history, worse):
+def calibrate(clean, length, starts, history, worse, phi=0.0):
     '''The :class:`Threshold` for series of ``length`` nights judged at
     ``starts``, from the logarithms ``clean`` of the nights before the
     candidates; the conservative rule with fewer than ``MIN_NIGHTS``.'''
@@ -175,18 +228,20 @@ def calibrate(clean, length, starts, history, worse):
         return conservative(len(starts), len(clean))
     logs = bootstrap(clean, REPLICATES, length + RUN)
     threshold = min(onset_threshold(judged_in_turn(logs, length, starts,
-                                                   history, worse)),
-                    independent(length, tuple(starts), history))
+                                                   history, worse, phi)),
+                    independent(length, tuple(starts), history, phi))
     caught = {}
     for step in (GOAL, 2 * GOAL):
         shift = math.log1p(-step) if worse == 'down' else -math.log1p(-step)
         stepped = logs[:, :length].copy()
         stepped[:, length - WITHIN:] += shift
-        caught[step] = float((scan(stepped, starts, history, worse)[0] <
+        caught[step] = float((scan(stepped, starts, history, worse,
+                                   phi)[0] <
                               threshold).mean())
     why = (f'threshold p < {threshold:.2g}, {BUDGET * 30:.1f} false '
            f'alarm(s) per 30 nights in {REPLICATES} series {CALIBRATED} '
-           f'{len(clean)} clean nights (blocks of {BLOCK}); catches '
+           f'{len(clean)} clean nights (blocks of {BLOCK}'
+           f'{f", AR(1) {phi:.2f}" if phi else ""}); catches '
            f'{caught[GOAL]:.0%} of {GOAL:.0%} steps within {WITHIN} nights')
     found = Threshold(threshold, len(clean), caught, why)
     if found.breakage_only:

@@ -154,17 +154,92 @@ def long_db(tmp_path, copies=9, scale=None):
 
 def test_the_nightly_calibrates_and_says_which_figures_guard_breakage(
         tmp_path):
-    # The real nights ran on a loaded host (42-53 % between nights): no
-    # figure can show a 20 % step there, each is judged for breakage only
+    # The real nights ran on a loaded host: five figures varied 19-38 %
+    # between nights (SD of the logs) and cannot show a 20 % step there,
+    # each judged for breakage only; the direct cached re-read (13 %),
+    # against 60 nights before, can
     lines, found, cases = cp.judge(long_db(tmp_path))
     assert not found and lines[-1].startswith('STEADY')
     assert lines[0] == f'change points: {len(cases)} of {len(cases)} ' \
         f'figure(s) with the threshold calibrated on their clean nights'
     broken = [line for line in lines if 'judged for breakage only:' in line]
-    assert len(broken) == len(cases) and all(
+    assert len(broken) == len(cases) - 1 and all(
         'bootstrapped from 67 clean nights' in line for line in broken)
+    assert not any('%mode=direct' in line and ': read_3x_bw ' in line
+                   for line in broken)
     lines, found, _ = cp.judge(long_db(tmp_path, scale=0.35))
     assert len(found) == len(cases) and lines[-1].startswith('STEP: ')
     for name, step in found:
         assert step.size < -0.5 and step.low <= step.size <= step.high
-        assert 'judged for breakage only' in step.describe()
+        assert ('judged for breakage only' in step.describe()) == (
+            not name.endswith(': read_3x_bw') or '%mode=buffered' in name)
+
+
+def test_a_step_is_compared_with_sixty_nights_before_it():
+    # Issue 50: 20 nights before a step caught a 10 % drop within 3
+    # nights at a 4 % spread in about 84 % of simulated trials, 60 in 87 %
+    # (bench/rulesim.py); the nightly reads 75 nights, enough for both
+    values = list(np.exp(nights(0.04, 75, seed=8)))
+    values[-2:] = [0.8 * v for v in values[-2:]]
+    step, why = changepoint.recent_step(values, HIGHER)
+    assert why == 'step' and (step.start, step.before, step.after) == \
+        (73, 60, 2)
+    assert changepoint.HISTORY == 60 and cp.KEPT >= changepoint.HISTORY + \
+        changepoint.WINDOW
+
+
+def test_the_widening_is_the_variance_of_correlated_nights():
+    # AR(1) nights, simulated (fixed seed): the variance of the difference
+    # between the mean of 3 nights and that of the 60 before them
+    rng = np.random.default_rng(9)
+    for phi in (0.0, 0.3, 0.6):
+        logs = np.array([nights(1.0, 63, seed=s, rho=phi) for s in
+                         rng.integers(0, 10 ** 9, 4000)])
+        diff = logs[:, 60:].mean(1) - logs[:, :60].mean(1)
+        assert diff.var() / (1 / 60 + 1 / 3) == pytest.approx(
+            calibration.widening(phi, 60, 3), rel=0.08)
+    assert calibration.widening(0.0, 20, 3) == 1.0
+    # One night after: the nights either side of the step cancel
+    assert calibration.widening(0.3, 60, 1) == pytest.approx(1, abs=0.01)
+    assert calibration.widening(0.3, 60, 3) > 1.4
+
+
+def test_the_autocorrelation_counts_only_when_significant():
+    found = [calibration.autocorrelation(nights(0.04, 70, seed=s))
+             for s in range(40)]
+    assert sum(f > 0 for f in found) <= 5         # 5 % expected
+    drift = [calibration.autocorrelation(nights(0.04, 70, seed=s, rho=0.5))
+             for s in range(40)]
+    assert sum(f > 0 for f in drift) >= 32 and \
+        abs(np.mean([f for f in drift if f]) - 0.5) < 0.1
+    assert all(round(f / calibration.PHI_STEP, 6) % 1 == 0 for f in drift)
+    assert calibration.autocorrelation(nights(0.04, 59, seed=1,
+                                              rho=0.9)) == 0.0
+
+
+def test_correlated_nights_keep_the_budget_and_a_step_shows_at_once():
+    # Nights AR(1) 0.4: the threshold set with the nights' own
+    # autocorrelation still spends at most the budget on fresh correlated
+    # nights, and a single slowed night, which correlation does not blur
+    # (the widening is 1 for one night after), is caught more often than
+    # by the rule that takes the nights as independent (its blocks alone
+    # make it stricter for every candidate)
+    starts = list(range(60, 65))
+    clean = nights(0.04, 70, seed=11, rho=0.4)
+    phi = calibration.autocorrelation(clean)
+    assert phi > 0.2
+    aware = calibration.calibrate(clean, 65, starts, 60, 'down', phi)
+    blind = calibration.calibrate(clean, 65, starts, 60, 'down')
+    assert 'AR(1)' in aware.why and 'AR(1)' not in blind.why
+    fresh = np.array([nights(0.04, 85, seed=1000 + i, rho=0.4)
+                      for i in range(1000)])
+    alarmed = calibration.judged_in_turn(fresh, 65, starts, 60, 'down',
+                                         phi) < aware.pvalue
+    assert (alarmed[:, 1:] & ~alarmed[:, :-1]).mean() < \
+        calibration.BUDGET * 1.25
+    stepped = fresh[:, :65].copy()
+    stepped[:, -1] += math.log(0.88)
+    caught = [(calibration.scan(stepped, starts, 60, 'down', p)[0] <
+               rule.pvalue).mean() for p, rule in ((phi, aware),
+                                                    (0.0, blind))]
+    assert caught[0] > caught[1] + 0.05, caught
