@@ -3,9 +3,9 @@ the sweep over nodes x processes per node, a case per point of a
 partition's sweep.'''
 
 from reframe.core.builtins import parameter
-from reframe.core.exceptions import SanityError
+from reframe.core.exceptions import SanityError, SkipTestError
 
-from iogap.core import IogapTest, variant
+from iogap.core import IogapTest, JobSteps, variant
 from iogap.pio import parse
 
 
@@ -44,6 +44,14 @@ class ParallelIOTest(IogapTest):
     def plan_steps(self):
         # Launched exactly like the tool: where every task runs
         self.job_sections['probe'].extend(self.task_placement.probe())
+
+    def ran(self):
+        '''Sanity: the job's stdout, checked by :meth:`check_run`; a job
+        that said why it could not measure is skipped with that reason.'''
+        reason = JobSteps.skip_reason(self.read('stdout'))
+        if reason:
+            raise SkipTestError(reason)
+        return self.check_run()
 
     def check_run(self):
         '''Sanity core: no integrity problem, exit 0, placement as asked.'''
