@@ -8,6 +8,8 @@ import re
 
 import pytest
 
+from iogap.__main__ import COMMANDS
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGES = sorted([os.path.join(ROOT, 'README.md')] + glob.glob(
     os.path.join(ROOT, 'docs', '**', '*.md'), recursive=True))
@@ -72,3 +74,20 @@ def test_the_readme_is_one_screen_and_shows_both_commands():
               for t in LINK.findall(index)}
     assert {p for p in PAGES if '/docs/' in p} - linked == \
         {os.path.join(ROOT, 'docs', 'index.md')}
+
+
+def test_every_iogap_command_a_page_names_is_one_it_has():
+    '''``iogap <word>`` in the README and docs/ is a command of the parser
+    (the README's list of them included).'''
+    commands = set(COMMANDS)
+    named = {}
+    for page in PAGES:
+        with open(page) as fp:
+            text = fp.read()
+        for line in re.findall(r'^ {4}iogap (\w+(?: \| \w+)*)$', text,
+                               re.MULTILINE):
+            for word in line.split(' | '):
+                named.setdefault(word, rel(page))
+        for word in re.findall(r'`iogap (\w+)', text):
+            named.setdefault(word, rel(page))
+    assert {w: p for w, p in named.items() if w not in commands} == {}
