@@ -277,7 +277,7 @@ def check_nodes(partitions):
                          f'(sinfo %c)', 'num_cpus')
     mpi = {p['extras'].get('mpi_type') for p in system['partitions']
            if p.get('launcher') == 'srun'} - {None}
-    plugins = mpi_plugins(_ask('srun', '--mpi=list').stdout) if mpi else ()
+    plugins = mpi_plugins(_ask('srun', '--mpi=list').stdout) if mpi else set()
     for want in sorted(mpi - plugins):
         raise _wrong(lambda p, w=want: p['extras'].get('mpi_type') == w,
                      f'extras.mpi_type: srun has no MPI plugin {want!r} '
