@@ -149,7 +149,9 @@ def test_describe_shows_each_checks_descr_tags_and_figures(tmp_path):
               if c['@class'] == 'RatioCheck']     # not their cases
     assert ratios
     for check in ratios:
-        assert check['descr'].startswith('One figure over another (')
+        assert check['descr'].startswith(
+            'One figure over another, or a paired figure (a numerator '
+            'alone) (')
         assert 'judge' in check['tags']
         assert check['perf_variables'] == [check['ratio']['name']]
 
